@@ -1,0 +1,36 @@
+# Quick start: `make play` (a terminal game against four bots) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: play test lint typecheck unit bench install clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+play: $(STAMP)
+	$(BIN)/baohuang play
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

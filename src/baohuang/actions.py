@@ -1,0 +1,120 @@
+"""Actions: every decision a seat can take, in the role phase and in play.
+
+>>> from baohuang import Action, ActionKind
+>>> Action.parse("play BJ 9 9")
+Action(kind=<ActionKind.PLAY: 'play'>, cards=(Card('BJ'), Card('9'), Card('9')), seat=None)
+>>> str(Action.parse("call 9h")), Action.parse("pass").to_dict()
+('call 9h', {'kind': 'pass'})
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from .cards import Card, CardParseError, parse_cards
+
+__all__ = ["Action", "ActionKind", "ActionParseError"]
+
+
+class ActionParseError(ValueError):
+    """An action text or dict that names no action."""
+
+
+class ActionKind(StrEnum):
+    """What an action does.  The Chinese term is where a player looks for it."""
+
+    ACCEPT = "accept"              # 当皇帝: keep the Emperor card
+    ABDICATE = "abdicate"          # 让位: pass the Emperor card on
+    STEAL = "steal"                # 抢独: claim to play alone against four
+    CALL = "call"                  # 叫侍卫: name the card whose fourth copy is the Guard
+    SOLO_OPEN = "solo_open"        # 明独保: play alone, openly
+    SOLO_HIDDEN = "solo_hidden"    # 暗独保: play alone, hidden
+    GUARD_OPEN = "guard_open"      # 明保: the Guard shows himself
+    GUARD_HIDDEN = "guard_hidden"  # 暗保: the Guard stays hidden
+    REBEL = "rebel"                # 造反
+    KICK = "kick"                  # 踢
+    DECLINE = "decline"            # no 抢独 / 造反 / 踢
+    PLAY = "play"                  # 出牌
+    PASS = "pass"                  # 过 / 不要
+    ASK_LEAD = "ask_lead"          # 申请接风 (lead_after_out = apply)
+    LEAVE = "leave"                # 逃跑: leave the game (any seat, any time)
+
+
+class Action(NamedTuple):
+    """One decision.  ``cards`` for ``play`` and ``call``; ``seat`` only for
+    ``leave`` (which any seat may do at any time)."""
+
+    kind: ActionKind
+    cards: tuple[Card, ...] = ()
+    seat: int | None = None
+
+    def __str__(self) -> str:
+        text = self.kind.value
+        if self.cards:
+            text += " " + " ".join(str(c) for c in self.cards)
+        if self.seat is not None:
+            text += f" {self.seat}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind.value}
+        if self.cards:
+            out["cards"] = [str(c) for c in self.cards]
+        if self.seat is not None:
+            out["seat"] = self.seat
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Action:
+        if not isinstance(data, dict):
+            raise ActionParseError(f"an action must be an object, not {data!r}")
+        try:
+            kind = ActionKind(str(data.get("kind")))
+        except ValueError:
+            raise ActionParseError(f"unknown action kind {data.get('kind')!r}") from None
+        cards_raw = data.get("cards", [])
+        if not isinstance(cards_raw, list) or not all(isinstance(c, str) for c in cards_raw):
+            raise ActionParseError("'cards' must be a list of card strings")
+        seat = data.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise ActionParseError("'seat' must be a seat number")
+        return cls.make(kind, parse_cards(cards_raw), seat)
+
+    @classmethod
+    def make(cls, kind: ActionKind, cards: list[Card] | tuple[Card, ...] = (),
+             seat: int | None = None) -> Action:
+        if kind in (ActionKind.PLAY, ActionKind.CALL):
+            if not cards:
+                raise ActionParseError(f"{kind.value} needs cards")
+        elif cards:
+            raise ActionParseError(f"{kind.value} takes no cards")
+        if kind is ActionKind.LEAVE and seat is None:
+            raise ActionParseError("leave needs a seat")
+        return cls(kind, tuple(cards), seat)
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read ``"play 9 9"``, ``"pass"``, ``"call 9h"``, ``"leave 3"``…"""
+        words = text.split()
+        if not words:
+            raise ActionParseError("empty action")
+        try:
+            kind = ActionKind(words[0].lower())
+        except ValueError:
+            raise ActionParseError(f"unknown action {words[0]!r}") from None
+        rest = words[1:]
+        seat = None
+        if kind is ActionKind.LEAVE:
+            if len(rest) != 1 or not rest[0].isdigit():
+                raise ActionParseError("leave needs a seat number")
+            return cls.make(kind, (), int(rest[0]))
+        try:
+            cards = parse_cards(rest)
+        except CardParseError as exc:
+            raise ActionParseError(str(exc)) from None
+        return cls.make(kind, cards, seat)
+
+
+PASS = Action(ActionKind.PASS)
+DECLINE = Action(ActionKind.DECLINE)

@@ -1,0 +1,29 @@
+"""Bots: players that choose from ``(view, legal_actions)`` only.
+
+>>> import baohuang as bh
+>>> from baohuang.bots import make_bot
+>>> game = bh.Game.new(seed=2)
+>>> bots = [make_bot("hosted", seed=s) for s in range(5)]
+>>> while not game.is_over:
+...     seat = game.to_act
+...     game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
+>>> game.result is not None
+True
+"""
+
+from __future__ import annotations
+
+from .base import BOTS, Bot, bot_names, make_bot, register
+from .hosted import HostedBot, hosted_action
+from .random_bot import RandomBot
+
+__all__ = [
+           "BOTS",
+           "Bot",
+           "HostedBot",
+           "RandomBot",
+           "bot_names",
+           "hosted_action",
+           "make_bot",
+           "register",
+]

@@ -1,0 +1,40 @@
+"""Game events and the one place where secrets are stripped from them.
+
+Every change of a game appends an :class:`Event`.  What a seat may learn of
+an event is decided by :meth:`Event.for_seat` alone; views, the server and
+records of what a seat saw all go through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Event"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened.  ``data`` is public; ``private`` maps a seat
+    to what only that seat learns; with ``seat_hidden`` the acting seat is
+    shown only to itself (the Guard's 明保/暗保 decision)."""
+
+    type: str
+    seat: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    private: dict[int, dict[str, Any]] = field(default_factory=dict)
+    seat_hidden: bool = False
+
+    def for_seat(self, viewer: int | None, *, reveal_all: bool = False) -> dict[str, Any]:
+        """This event as ``viewer`` (``None``: a spectator) may see it.
+        ``reveal_all`` (a finished game's replay) shows everything."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.seat is not None and (reveal_all or not self.seat_hidden or viewer == self.seat):
+            out["seat"] = self.seat
+        out.update(self.data)
+        if reveal_all:
+            for seat in sorted(self.private):
+                out.setdefault("private", {})[str(seat)] = self.private[seat]
+        elif viewer is not None and viewer in self.private:
+            out.update(self.private[viewer])
+        return out

@@ -1,0 +1,244 @@
+"""One game of 保皇 as a deterministic state machine.
+
+``legal_actions()`` and ``apply()`` are the only way a game changes and
+``view(seat)`` the only way information leaves it.
+
+>>> import baohuang as bh
+>>> game = bh.Game.new(seed=7)
+>>> game.stage, game.to_act is not None
+(<Stage.EMPEROR: 'emperor'>, True)
+>>> while not game.is_over:
+...     game.apply(game.legal_actions()[0])
+>>> sum(game.result.scores) == 0 or game.result.scores
+True
+>>> bh.Game.from_record(game.record()).result == game.result
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import playphase, roles
+from .actions import Action, ActionKind, ActionParseError
+from .cards import Card, parse_cards
+from .events import Event
+from .rules import RuleSet
+from .scoring import TributeBasis
+from .state import GameState, IllegalAction, Result, Stage
+from .views import View, make_view
+
+__all__ = ["RECORD_VERSION", "Game"]
+
+RECORD_VERSION = 1
+
+
+class Game:
+    """A game at a table of five seats (0–4)."""
+
+    __slots__ = ("_actions", "_legal_cache", "_st")
+
+    def __init__(self, state: GameState) -> None:
+        self._st = state
+        self._actions: list[Action] = []
+        self._legal_cache: list[Action] | None = None
+
+    @classmethod
+    def new(cls, rules: RuleSet | None = None, seed: int = 0, *, dealer: int = 0,
+            tribute: TributeBasis | None = None) -> Game:
+        """Deal a new game.  ``dealer`` deals first (the previous Emperor in a
+        match); ``tribute`` is last game's outcome when tribute is on."""
+        rules = rules or RuleSet()
+        if not 0 <= dealer < 5:
+            raise ValueError(f"dealer must be a seat 0..4, not {dealer}")
+        if tribute is not None and not rules.tribute:
+            tribute = None
+        st = GameState(rules=rules, seed=int(seed), dealer=dealer, tribute=tribute)
+        roles.start(st)
+        return cls(st)
+
+    # -- reading -------------------------------------------------------------
+    @property
+    def rules(self) -> RuleSet:
+        return self._st.rules
+
+    @property
+    def seed(self) -> int:
+        return self._st.seed
+
+    @property
+    def stage(self) -> Stage:
+        return self._st.stage
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat that must decide now; ``None`` when the game is over."""
+        return self._st.to_act
+
+    @property
+    def is_over(self) -> bool:
+        return self._st.stage is Stage.OVER
+
+    @property
+    def result(self) -> Result | None:
+        return self._st.result
+
+    @property
+    def emperor(self) -> int | None:
+        return self._st.emperor
+
+    @property
+    def guard(self) -> int | None:
+        return self._st.guard
+
+    @property
+    def solo(self) -> str | None:
+        return self._st.solo
+
+    @property
+    def version(self) -> int:
+        """How many events the game has produced (grows with every change)."""
+        return len(self._st.events)
+
+    def hand(self, seat: int) -> list[Card]:
+        """The cards ``seat`` holds, low to high (the full truth, not a view)."""
+        return sorted(self._st.hands[seat].elements())
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act (empty when over)."""
+        if self._legal_cache is None:
+            st = self._st
+            if st.stage is Stage.OVER:
+                self._legal_cache = []
+            elif st.stage is Stage.PLAY:
+                self._legal_cache = playphase.legal(st)
+            else:
+                self._legal_cache = roles.legal(st)
+        return list(self._legal_cache)
+
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may know (``None``: a spectator)."""
+        if seat is not None and not 0 <= seat < 5:
+            raise ValueError(f"seat must be 0..4 or None, not {seat}")
+        legal = self.legal_actions() if seat is not None and seat == self._st.to_act else None
+        return make_view(self._st, seat, legal)
+
+    def events_for(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+        """Events from number ``since`` on, as ``seat`` may see them."""
+        return [ev.for_seat(seat) for ev in self._st.events[since:]]
+
+    def replay_events(self) -> list[dict[str, Any]]:
+        """Every event with nothing hidden (for finished games only)."""
+        if not self.is_over:
+            raise IllegalAction("a game in progress cannot be shown with open hands")
+        return [ev.for_seat(None, reveal_all=True) for ev in self._st.events]
+
+    # -- changing --------------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Apply the action of the seat to act (or ``leave`` by any seat).
+        Raises :class:`IllegalAction` and leaves the game unchanged when the
+        action is not allowed now."""
+        st = self._st
+        if not isinstance(action, Action):
+            raise IllegalAction(f"not an action: {action!r}")
+        if st.stage is Stage.OVER:
+            raise IllegalAction("the game is over")
+        if action.kind is ActionKind.LEAVE:
+            self._leave(action)
+        elif st.stage is Stage.PLAY:
+            if action.kind not in (ActionKind.PLAY, ActionKind.PASS, ActionKind.ASK_LEAD):
+                raise IllegalAction(f"{action.kind.value} is not allowed while playing cards")
+            playphase.apply(st, action)
+        else:
+            legal = self._legal_cache if self._legal_cache is not None else roles.legal(st)
+            if action not in legal:
+                allowed = ", ".join(str(a) for a in legal)
+                raise IllegalAction(f"{action} is not allowed now (stage {st.stage.value}, "
+                                    f"seat {st.to_act}: {allowed})")
+            roles.apply(st, action)
+        self._actions.append(action)
+        self._legal_cache = None
+
+    def _leave(self, action: Action) -> None:
+        st = self._st
+        seat = action.seat
+        if seat is None or not 0 <= seat < 5:
+            raise IllegalAction("leave needs a seat 0..4")
+        if seat in st.left:
+            raise IllegalAction(f"seat {seat} has already left")
+        st.events.append(Event("leave", seat))
+        if st.rules.leave_ends_game:
+            scores = [0] * 5
+            scores[seat] = -st.rules.leave_penalty
+            st.result = Result(tuple([None] * 5), tuple(scores), st.emperor, st.guard,
+                               st.solo, seat)
+            st.stage, st.to_act = Stage.OVER, None
+            st.events.append(Event("over", None, st.result.to_dict()))
+        else:
+            st.left.append(seat)
+
+    def play_cards(self, cards: str | list[Card]) -> Action:
+        """The action for playing ``cards``, resolving cards typed without a
+        suit to cards the seat to act holds (ordinary copies first).
+
+        Raises :class:`IllegalAction` when the seat does not hold them."""
+        st = self._st
+        seat = st.to_act
+        if seat is None or st.stage is not Stage.PLAY:
+            raise IllegalAction("nobody is playing cards now")
+        wanted = parse_cards(cards) if isinstance(cards, str) else list(cards)
+        if not wanted:
+            raise IllegalAction("no cards given")
+        available = sorted(st.hands[seat].elements(),
+                           key=lambda c: (c in st.special_cards(seat), c))
+        chosen: list[Card] = []
+        for card in sorted(wanted, key=lambda c: (c.suit is None and not c.marked, c)):
+            pick = card if card in available else None
+            if pick is None and card.suit is None and not card.is_joker:
+                pick = next((c for c in available if c >> 4 == card >> 4), None)
+            if pick is None and card.is_joker and not card.marked:
+                pick = next((c for c in available if c >> 4 == card >> 4), None)
+            if pick is None:
+                raise IllegalAction(f"seat {seat} does not hold {card}")
+            available.remove(pick)
+            chosen.append(pick)
+        chosen.sort(reverse=True)
+        return Action(ActionKind.PLAY, tuple(chosen))
+
+    # -- records ------------------------------------------------------------
+    def record(self) -> dict[str, Any]:
+        """Everything needed to rebuild this game: rules, seed, every action."""
+        st = self._st
+        return {
+            "version": RECORD_VERSION,
+            "rules": st.rules.to_dict(),
+            "seed": st.seed,
+            "dealer": st.dealer,
+            "tribute": None if st.tribute is None else st.tribute.to_dict(),
+            "actions": [a.to_dict() for a in self._actions],
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Rebuild a game from :meth:`record` (raises ``ValueError`` naming
+        what is wrong with a bad record)."""
+        if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
+            raise ValueError(f"not a version-{RECORD_VERSION} game record")
+        tribute = record.get("tribute")
+        game = cls.new(RuleSet.from_dict(record.get("rules", {})), int(record["seed"]),
+                       dealer=int(record.get("dealer", 0)),
+                       tribute=None if tribute is None else TributeBasis.from_dict(tribute))
+        for i, raw in enumerate(record.get("actions", [])):
+            try:
+                game.apply(Action.from_dict(raw))
+            except (IllegalAction, ActionParseError) as exc:
+                raise ValueError(f"record action {i} ({raw}) cannot be replayed: {exc}") from None
+        return game
+
+    def copy(self) -> Game:
+        """An independent copy (by replaying the record)."""
+        return Game.from_record(self.record())
+
+    def __repr__(self) -> str:
+        return (f"<Game seed={self.seed} stage={self.stage.value} to_act={self.to_act} "
+                f"actions={len(self._actions)}>")

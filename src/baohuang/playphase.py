@@ -1,0 +1,228 @@
+"""The play phase: leading, following, soft passes, 接风 and the early end
+of a game (RULES.md §5), and settling its result (§6)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .actions import Action, ActionKind
+from .cards import GUARD_CARD, Card
+from .events import Event
+from .plays import Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
+from .rules import GuardMode, LeadAfterOut, Scoring
+from .scoring import settle
+from .state import GameState, IllegalAction, Result, Stage
+
+__all__ = ["apply", "check_play", "legal", "materialize"]
+
+A = ActionKind
+_PASS, _ASK_LEAD = Action(A.PASS), Action(A.ASK_LEAD)
+
+
+def _grouped(st: GameState, seat: int) -> dict[int, tuple[list[Card], list[Card]]]:
+    """Per rank: (ordinary cards, special cards) held, in a fixed order."""
+    special = st.special_cards(seat)
+    groups: dict[int, tuple[list[Card], list[Card]]] = defaultdict(lambda: ([], []))
+    for card in sorted(st.hands[seat]):
+        n = st.hands[seat][card]
+        groups[card >> 4][1 if card in special else 0].extend([card] * n)
+    return groups
+
+
+def _choices(group: tuple[list[Card], list[Card]], n: int) -> list[list[Card]]:
+    plain, special = group
+    if not special:
+        return [plain[:n]]
+    lo = max(0, n - len(plain))
+    hi = min(n, len(special))
+    return [plain[:n - k] + special[:k] for k in range(lo, hi + 1)]
+
+
+def materialize(st: GameState, seat: int, shapes: list[Shape]) -> list[Action]:
+    """Actions for shapes: one per way of including a card whose play would
+    reveal the Guard; otherwise ordinary cards in a fixed order."""
+    groups = _grouped(st, seat)
+    empty: tuple[list[Card], list[Card]] = ([], [])
+    out: list[Action] = []
+    plain_only = not st.special_cards(seat)
+    for r, n, x, y in shapes:
+        if plain_only:
+            cards: list[Card] = []
+            if y:
+                cards += groups[17][0][:y]
+            if x:
+                cards += groups[16][0][:x]
+            if n:
+                cards += groups[r][0][:n]
+            out.append(Action(A.PLAY, tuple(cards)))
+            continue
+        for big in _choices(groups.get(17, empty), y) if y else [[]]:
+            for small in _choices(groups.get(16, empty), x) if x else [[]]:
+                for low in _choices(groups.get(r, empty), n) if n else [[]]:
+                    out.append(Action(A.PLAY, tuple(big + small + low)))
+    return out
+
+
+def legal(st: GameState) -> list[Action]:
+    seat = st.to_act
+    assert seat is not None
+    counts = st.counts[seat]
+    if st.last is None:
+        return materialize(st, seat, lead_shapes(counts, st.rules))
+    last_shape = Shape(*st.last[1])
+    actions = materialize(st, seat, follow_shapes(counts, last_shape, st.rules))
+    actions.append(_PASS)
+    if _may_ask_lead(st):
+        actions.append(_ASK_LEAD)
+    return actions
+
+
+def _may_ask_lead(st: GameState) -> bool:
+    return (st.rules.lead_after_out is LeadAfterOut.APPLY and st.last is not None
+            and st.last[0] in st.out and st.applicant is None)
+
+
+def check_play(st: GameState, seat: int, cards: tuple[Card, ...]) -> Shape:
+    """The shape of a play ``seat`` may make now, or :class:`IllegalAction`."""
+    hand = st.hands[seat]
+    need: dict[Card, int] = defaultdict(int)
+    for c in cards:
+        need[c] += 1
+    for c, k in need.items():
+        if hand.get(c, 0) < k:
+            raise IllegalAction(f"seat {seat} does not hold {'' if k == 1 else f'{k}× '}{c}")
+    try:
+        shape = classify(cards, st.rules)
+    except ValueError as exc:
+        raise IllegalAction(str(exc)) from None
+    if not playable(shape, st.counts[seat], st.rules):
+        raise IllegalAction("a play with a 6 must be your whole hand (憋6)")
+    if st.last is not None and not shape_beats(shape, Shape(*st.last[1]), st.rules.kaopai):
+        last = " ".join(str(c) for c in st.last[2])
+        raise IllegalAction(f"{' '.join(str(c) for c in cards)} does not beat {last}")
+    return shape
+
+
+def apply(st: GameState, action: Action) -> None:
+    seat = st.to_act
+    assert seat is not None
+    if action.kind is A.PLAY:
+        shape = check_play(st, seat, action.cards)
+        _play(st, seat, shape, action.cards)
+    elif action.kind is A.PASS or action.kind is A.ASK_LEAD:
+        if st.last is None:
+            raise IllegalAction("the leader must play (no pass when leading)")
+        if action.kind is A.ASK_LEAD:
+            if not _may_ask_lead(st):
+                raise IllegalAction("接风 may be asked only on the last play of a player "
+                                    "who went out, once, with lead_after_out=apply")
+            st.applicant = seat
+            st.events.append(Event("ask_lead", seat))
+        else:
+            st.events.append(Event("pass", seat))
+        _after_pass(st, seat)
+    else:
+        raise IllegalAction(f"{action.kind.value} is not a play-phase action")
+
+
+def _play(st: GameState, seat: int, shape: Shape, cards: tuple[Card, ...]) -> None:
+    st.take(seat, cards)
+    st.events.append(Event("play", seat, {"cards": [str(c) for c in cards]}))
+    _check_reveal(st, seat, cards)
+    st.last = (seat, tuple(shape), cards)  # type: ignore[assignment]
+    st.passes = 0
+    st.applicant = None
+    if not st.hands[seat]:
+        st.out.append(seat)
+        st.events.append(Event("out", seat, {"place": len(st.out)}))
+        if _is_over(st):
+            finish(st)
+            return
+    st.to_act = st.next_in(seat)
+
+
+def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
+    """Playing the Guard card, or the called card as Guard, shows the Guard."""
+    if st.guard_public or seat != st.guard:
+        return
+    if st.rules.guard_mode is GuardMode.CARD:
+        shown = GUARD_CARD in cards
+    else:
+        copies = sum(1 for c in cards if c == st.called)
+        if seat == st.emperor:       # a hidden solo shows when all copies are out
+            st.called_played_by_emperor += copies
+            shown = st.called_played_by_emperor >= 4
+        else:
+            shown = copies > 0
+    if shown:
+        st.guard_public = True
+        st.events.append(Event("reveal", seat, {"solo": st.solo}))
+
+
+def _after_pass(st: GameState, seat: int) -> None:
+    assert st.last is not None
+    st.passes += 1
+    last_seat = st.last[0]
+    needed = 5 - len(st.out) - (0 if last_seat in st.out else 1)
+    if st.passes < needed:
+        st.to_act = st.next_in(seat)
+        return
+    if last_seat not in st.out:
+        leader = last_seat
+        reason = "round"
+    elif st.applicant is not None:
+        leader, reason = st.applicant, "ask_lead"
+    else:
+        leader, reason = _lead_after_out(st, last_seat), "lead_after_out"
+    st.last = None
+    st.passes = 0
+    st.applicant = None
+    st.leader = st.to_act = leader
+    st.events.append(Event("lead", leader, {"reason": reason}))
+
+
+def _lead_after_out(st: GameState, out_seat: int) -> int:
+    """接风: who leads after ``out_seat`` went out with the round's last play."""
+    if st.rules.lead_after_out is LeadAfterOut.TEAMMATE:
+        side = st.side_of(out_seat)
+        for step in range(1, 5):
+            s = (out_seat + step) % 5
+            if s not in st.out and st.side_of(s) == side:
+                return s
+    return st.next_in(out_seat)
+
+
+def _is_over(st: GameState) -> bool:
+    out = st.out
+    if st.rules.scoring is Scoring.PLACEMENT:
+        return len(out) >= 4
+    e = st.emperor
+    if st.solo == "open":
+        return len(out) >= 1
+    if st.solo == "hidden":
+        return e in out or len(out) >= 2
+    royal = st.royal()
+    return all(s in out for s in royal) or all(s in out for s in range(5) if s not in royal)
+
+
+def finish(st: GameState) -> None:
+    """Settle the result of a game whose end has come."""
+    e, g = st.emperor, st.guard
+    assert e is not None and g is not None
+    places: list[int | None] = [None] * 5
+    for i, seat in enumerate(st.out):
+        places[seat] = i + 1
+    scores = list(settle(places, e, g, rules=st.rules, solo=st.solo,
+                         guard_open=st.guard_open and not st.solo,
+                         rebels=st.rebels, kicks=st.kicks))
+    for seat in st.left:
+        scores[seat] -= st.rules.leave_penalty
+    royal = st.royal()
+    royal_score = scores[e]
+    not_out = sorted((s for s in range(5) if s not in st.out),
+                     key=lambda s: (s in royal, sum(st.counts[s]), (s - e) % 5))
+    order = tuple(st.out) + tuple(not_out)
+    st.result = Result(tuple(places), tuple(scores), e, g, st.solo, None, order,
+                       None if royal_score == 0 else royal_score > 0)
+    st.stage, st.to_act = Stage.OVER, None
+    st.events.append(Event("over", None, st.result.to_dict()))

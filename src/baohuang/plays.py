@@ -1,0 +1,240 @@
+"""Play shapes (牌型) and which play beats which (RULES.md §3).
+
+A play is ``n`` cards of one rank plus ``sj`` small and ``bj`` big jokers.
+Its :class:`Shape` is all that matters for beating, so legal plays are
+generated from rank counts, never by searching subsets of cards.
+
+>>> import baohuang as bh
+>>> bh.beats("BJ BJ J J J", "SJ SJ 9 9 9")
+True
+>>> bh.beats("9 9 9 9", "SJ 8 8 8")
+False
+>>> bh.beats("BJ BJ 8 8 8 8", "BJ 7 7 7 7", rules=bh.RuleSet().replace(kaopai=True))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from .cards import Card, Rank, parse_cards
+from .rules import RuleSet
+
+__all__ = [
+    "InvalidPlay",
+    "Shape",
+    "beats",
+    "classify",
+    "follow_shapes",
+    "lead_shapes",
+    "rank_counts",
+    "shape_beats",
+]
+
+SJ = int(Rank.SMALL_JOKER)
+BJ = int(Rank.BIG_JOKER)
+TWO = int(Rank.TWO)
+SIX = int(Rank.SIX)
+_RANK_CARDS = range(int(Rank.THREE), TWO + 1)
+
+
+class InvalidPlay(ValueError):
+    """Cards that form no legal play shape (e.g. two different ranks)."""
+
+
+class Shape(NamedTuple):
+    """``n`` cards of ``rank`` (0 when there are none) with ``sj`` small and
+    ``bj`` big jokers attached (王挂牌)."""
+
+    rank: int
+    n: int
+    sj: int
+    bj: int
+
+    @property
+    def size(self) -> int:
+        return self.n + self.sj + self.bj
+
+    @property
+    def has_joker(self) -> bool:
+        return self.sj + self.bj > 0
+
+    def __str__(self) -> str:
+        parts = ["BJ"] * self.bj + ["SJ"] * self.sj
+        if self.n:
+            parts += [Rank(self.rank).symbol] * self.n
+        return " ".join(parts)
+
+
+def rank_counts(cards: Iterable[Card]) -> list[int]:
+    """Counts indexed by rank value (indices 3..17; 16 = SJ, 17 = BJ)."""
+    counts = [0] * 18
+    for c in cards:
+        counts[c >> 4] += 1
+    return counts
+
+
+def classify(cards: Sequence[Card], rules: RuleSet | None = None) -> Shape:
+    """The shape of a play, or :class:`InvalidPlay` naming what is wrong.
+
+    >>> from baohuang import parse_cards
+    >>> classify(parse_cards("SJ 8 8 8"))
+    Shape(rank=8, n=3, sj=1, bj=0)
+    >>> classify(parse_cards("SJ 2 2"))
+    Traceback (most recent call last):
+    ...
+    baohuang.plays.InvalidPlay: jokers may not be attached to 2s (不可以用2配牌): SJ 2 2
+    """
+    if not cards:
+        raise InvalidPlay("a play needs at least one card")
+    rank = n = sj = bj = 0
+    for c in cards:
+        r = c >> 4
+        if r == BJ:
+            bj += 1
+        elif r == SJ:
+            sj += 1
+        elif rank and r != rank:
+            raise InvalidPlay("a play may hold only one rank besides jokers "
+                              f"(no straights or mixed ranks): {_fmt(cards)}")
+        else:
+            rank = r
+            n += 1
+    if rank == TWO and sj + bj and not (rules and rules.jokers_with_twos):
+        raise InvalidPlay(f"jokers may not be attached to 2s (不可以用2配牌): {_fmt(cards)}")
+    return Shape(rank, n, sj, bj)
+
+
+def _fmt(cards: Sequence[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def shape_beats(new: Shape, old: Shape, kaopai: bool = False) -> bool:
+    """Whether ``new`` beats ``old``: the same number of cards and every card
+    strictly higher, position by position (with :attr:`RuleSet.kaopai`, more
+    jokers may cover a play that holds a joker)."""
+    r2, n2, x2, y2 = new
+    r1, n1, x1, y1 = old
+    if kaopai and x1 + y1:
+        return _kaopai_beats(new, old)
+    if y1 or n2 + x2 + y2 != n1 + x1 + y1 or y2 < x1:
+        return False
+    return not (n2 and r2 <= r1)
+
+
+def _kaopai_beats(new: Shape, old: Shape) -> bool:
+    """烤牌: every old card covered by its own group of new cards.
+
+    An old BJ takes 2 BJ or 3 SJ; an old SJ 1 BJ or 2 SJ; an old rank card
+    one higher card (a higher rank or any joker).  Every new rank card must
+    cover an old rank card; extra jokers are allowed."""
+    r2, n2, x2, y2 = new
+    r1, n1, x1, y1 = old
+    if n2 > n1 or (n2 and r2 <= r1):
+        return False
+    rest = n1 - n2
+    for a in range(x1 + 1):          # old SJs covered by one BJ each
+        for b in range(y1 + 1):      # old BJs covered by two BJs each
+            bj_left = y2 - a - 2 * b
+            sj_left = x2 - 2 * (x1 - a) - 3 * (y1 - b)
+            if bj_left >= 0 and sj_left >= 0 and bj_left + sj_left >= rest:
+                return True
+    return False
+
+
+def beats(new: str | Sequence[Card], old: str | Sequence[Card],
+          rules: RuleSet | None = None) -> bool:
+    """Whether the play ``new`` beats the play ``old`` under ``rules``
+    (default: the ``shandong`` preset).  Raises :class:`InvalidPlay` when
+    either is not a legal play shape.
+
+    >>> beats("SJ 8 8 8", "7 7 7 7"), beats("SJ", "SJ"), beats("2", "BJ")
+    (True, False, False)
+    """
+    rules = rules or RuleSet()
+    new_cards = parse_cards(new) if isinstance(new, str) else new
+    old_cards = parse_cards(old) if isinstance(old, str) else old
+    return shape_beats(classify(new_cards, rules), classify(old_cards, rules), rules.kaopai)
+
+
+def _jokers_ok(rank: int, x: int, y: int, rules: RuleSet) -> bool:
+    return rank != TWO or not (x or y) or rules.jokers_with_twos
+
+
+def lead_shapes(counts: Sequence[int], rules: RuleSet) -> list[Shape]:
+    """Every shape a player holding ``counts`` may lead."""
+    sj, bj = counts[SJ], counts[BJ]
+    size = sum(counts)
+    out: list[Shape] = []
+    hold = rules.hold_sixes
+    for r in _RANK_CARDS:
+        c = counts[r]
+        if not c:
+            continue
+        if hold and r == SIX:
+            if c + sj + bj == size:       # sixes only with the whole hand
+                out.append(Shape(r, c, sj, bj))
+            continue
+        if r == TWO and not rules.jokers_with_twos:
+            out.extend(Shape(r, n, 0, 0) for n in range(1, c + 1))
+            continue
+        for n in range(1, c + 1):
+            for x in range(sj + 1):
+                for y in range(bj + 1):
+                    out.append(Shape(r, n, x, y))
+    for x in range(sj + 1):
+        for y in range(bj + 1):
+            if x or y:
+                out.append(Shape(0, 0, x, y))
+    return out
+
+
+def follow_shapes(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Shape]:
+    """Every shape a player holding ``counts`` may play on ``last``."""
+    sj, bj = counts[SJ], counts[BJ]
+    size = sum(counts)
+    hold = rules.hold_sixes
+    out: list[Shape] = []
+    r1, n1, x1, y1 = last
+    if rules.kaopai and x1 + y1:
+        for n in range(n1 + 1):
+            ranks = [0] if n == 0 else [r for r in range(r1 + 1, TWO + 1) if counts[r] >= n]
+            for r in ranks:
+                for x in range(sj + 1):
+                    for y in range(bj + 1):
+                        if n + x + y == 0 or not _jokers_ok(r, x, y, rules):
+                            continue
+                        if hold and r == SIX and n + x + y != size:
+                            continue
+                        shape = Shape(r, n, x, y)
+                        if _kaopai_beats(shape, last):
+                            out.append(shape)
+        return out
+    if y1:
+        return out
+    total = n1 + x1
+    for y in range(x1, min(bj, total) + 1):
+        for x in range(min(sj, total - y) + 1):
+            n = total - y - x
+            if n == 0:
+                out.append(Shape(0, 0, x, y))
+                continue
+            for r in range(r1 + 1, TWO + 1):
+                if counts[r] < n or not _jokers_ok(r, x, y, rules):
+                    continue
+                if hold and r == SIX and total != size:
+                    continue
+                out.append(Shape(r, n, x, y))
+    return out
+
+
+def playable(shape: Shape, counts: Sequence[int], rules: RuleSet) -> bool:
+    """Whether a player holding ``counts`` may play ``shape`` at all
+    (he holds the cards; 憋6 and 不可以用2配牌 respected)."""
+    r, n, x, y = shape
+    if n + x + y == 0 or counts[SJ] < x or counts[BJ] < y or (n and counts[r] < n):
+        return False
+    if not _jokers_ok(r, x, y, rules):
+        return False
+    return not (rules.hold_sixes and r == SIX and n and n + x + y != sum(counts))

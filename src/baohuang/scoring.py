@@ -1,0 +1,170 @@
+"""Scores (RULES.md §6) and tribute between the games of a match (进贡, §6.3).
+
+>>> import baohuang as bh
+>>> bh.settle([1, 3, 2, None, None], emperor=0, guard=2)   # Emperor 1st, Guard 2nd
+(6, -3, 3, -3, -3)
+>>> bh.settle([2, 1, None, None, None], emperor=0, guard=0, solo="open")
+(-24, 6, 6, 6, 6)
+>>> bh.settle([1, 3, 2, None, None], emperor=0, guard=2, guard_open=True, rebels=(1,))
+(12, -12, 6, -6, -6)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .cards import Card
+from .rules import RuleSet, Scoring
+
+__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "settle", "tribute_transfers"]
+
+SoloKind = Literal["open", "hidden"]
+
+#: 头科 +4, 二科 +2, 三科 0, 二落 −2, 大落 −4 (``scoring: placement``).
+PLACEMENT_POINTS = (4, 2, 0, -2, -4)
+
+
+def _check(places: Sequence[int | None], emperor: int, guard: int) -> None:
+    if len(places) != 5:
+        raise ValueError(f"places needs 5 entries, got {len(places)}")
+    seen = [p for p in places if p is not None]
+    if any(not isinstance(p, int) or not 1 <= p <= 5 for p in seen) or len(set(seen)) != len(seen):
+        raise ValueError(f"places must be distinct numbers 1..5 or None: {list(places)}")
+    for name, seat in (("emperor", emperor), ("guard", guard)):
+        if not 0 <= seat < 5:
+            raise ValueError(f"{name} must be a seat 0..4, not {seat}")
+
+
+def fill_places(places: Sequence[int | None], royal: Sequence[int]) -> list[int]:
+    """Complete places: players not out take the remaining places in the
+    order worst for their side (royal players take the worst ones)."""
+    free = sorted({1, 2, 3, 4, 5} - {p for p in places if p is not None}, reverse=True)
+    out = list(places)
+    order = [s for s in royal if out[s] is None] + [s for s in range(5)
+                                                    if out[s] is None and s not in royal]
+    for seat in order:
+        out[seat] = free.pop(0) if seat in royal else free.pop()
+    return [p for p in out if p is not None]
+
+
+def settle(places: Sequence[int | None], emperor: int, guard: int, *,
+           rules: RuleSet | None = None, solo: SoloKind | None = None,
+           guard_open: bool = False, rebels: Sequence[int] = (),
+           kicks: int = 0) -> tuple[int, ...]:
+    """Each seat's score for one game.
+
+    ``places``: finishing place 1..5 of each seat, ``None`` for a player not
+    out when the game ended.  ``solo``: ``"open"`` (明独保) or ``"hidden"``
+    (暗独保) when the Emperor plays alone (then ``guard == emperor``).
+    ``guard_open``: 明保.  ``rebels``: seats that said 造反 (two or more: the
+    rebellion stands and doubles the stake; exactly one: only that player's
+    score doubles).  ``kicks``: standing 踢, each doubling the stake.
+    """
+    rules = rules or RuleSet()
+    _check(places, emperor, guard)
+    if solo is not None and guard != emperor:
+        raise ValueError("a solo game has guard == emperor")
+    if solo is None and guard == emperor:
+        raise ValueError("emperor and guard are the same seat: pass solo='open' or 'hidden'")
+    royal = (emperor,) if solo else (emperor, guard)
+    full = fill_places(places, royal)
+    scores = [0] * 5
+    if rules.scoring is Scoring.PLACEMENT:
+        points = [PLACEMENT_POINTS[p - 1] for p in full]
+        side = sum(points[s] for s in royal)
+        factor = 2 if solo == "open" else 1
+        for seat in range(5):
+            scores[seat] = (side if seat in royal else -side) * factor
+        return tuple(scores)
+    stake = 1
+    if guard_open and solo is None:
+        stake *= 2
+    if len(rebels) >= 2:
+        stake *= 2
+    stake *= 2 ** kicks
+    e_place = full[emperor]
+    if solo == "open":
+        per_rebel = -6 if e_place == 1 else 6
+    elif solo == "hidden":
+        per_rebel = -3 if e_place == 1 else 0 if e_place == 2 else 3
+    else:
+        per_rebel = -(6 - (e_place + full[guard]))
+    for seat in range(5):
+        if seat == emperor:
+            scores[seat] = -4 * per_rebel if solo else -2 * per_rebel
+        elif seat == guard:
+            scores[seat] = -per_rebel
+        else:
+            scores[seat] = per_rebel
+        scores[seat] *= stake
+    if len(rebels) == 1:
+        scores[rebels[0]] *= 2
+    return tuple(scores)
+
+
+@dataclass(frozen=True, slots=True)
+class TributeBasis:
+    """What the tribute of the next game depends on: last game's sides, who
+    won, and the full finishing order (best first)."""
+
+    emperor: int
+    guard: int
+    solo: SoloKind | None
+    royal_won: bool | None          # None: a draw, no tribute
+    order: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"emperor": self.emperor, "guard": self.guard, "solo": self.solo,
+                "royal_won": self.royal_won, "order": list(self.order)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TributeBasis:
+        return cls(int(data["emperor"]), int(data["guard"]), data.get("solo"),
+                   data.get("royal_won"), tuple(int(s) for s in data["order"]))
+
+
+def _highest(hand: dict[Card, int], k: int) -> list[Card]:
+    """The ``k`` highest cards; unmarked before marked at equal rank."""
+    cards = sorted((c for c, n in hand.items() for _ in range(n)),
+                   key=lambda c: (c >> 4, -(c & 1), c), reverse=True)
+    return cards[:k]
+
+
+def tribute_transfers(basis: TributeBasis,
+                      hands: Sequence[dict[Card, int]]) -> list[tuple[int, int, Card]]:
+    """``(giver, receiver, card)`` for every tribute card (no return tribute).
+
+    The losers give their highest cards.  Royal side won: the Guard takes the
+    middle one of the three rebels' cards and the Emperor the other two.
+    Rebels won: they take the Emperor's two and the Guard's one, highest
+    first in finishing order.  Solo: one card to or from each of the four,
+    two with an open solo.
+    """
+    if basis.royal_won is None:
+        return []
+    e, g = basis.emperor, basis.guard
+    others = [s for s in basis.order if s not in (e, g)]
+    out: list[tuple[int, int, Card]] = []
+    if basis.solo:
+        k = 2 if basis.solo == "open" else 1
+        if basis.royal_won:
+            for s in others:
+                out.extend((s, e, c) for c in _highest(hands[s], k))
+        else:
+            cards = _highest(hands[e], k * len(others))
+            for i, s in enumerate(others):
+                out.extend((e, s, c) for c in cards[i * k:(i + 1) * k])
+        return out
+    if basis.royal_won:
+        given = [(s, _highest(hands[s], 1)[0]) for s in others if hands[s]]
+        given.sort(key=lambda sc: (sc[1] >> 4, -(sc[1] & 1)), reverse=True)
+        for i, (s, c) in enumerate(given):
+            out.append((s, g if i == 1 else e, c))
+        return out
+    pool = [(e, c) for c in _highest(hands[e], 2)] + [(g, c) for c in _highest(hands[g], 1)]
+    pool.sort(key=lambda sc: (sc[1] >> 4, -(sc[1] & 1)), reverse=True)
+    for (giver, card), receiver in zip(pool, others, strict=False):
+        out.append((giver, receiver, card))
+    return out

@@ -1,0 +1,202 @@
+"""The game state shared by the role phase and the play phase."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .cards import EMPEROR_CARD, GUARD_CARD, Card, Deck, make_deck
+from .events import Event
+from .rules import GuardMode, RuleSet
+from .scoring import SoloKind, TributeBasis, tribute_transfers
+
+__all__ = ["GameState", "IllegalAction", "Result", "Stage"]
+
+SEATS = range(5)
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now; ``reason`` says why.  The game
+    is unchanged."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class Stage(StrEnum):
+    """Where the game is.  The role phase runs EMPEROR … KICK, then PLAY."""
+
+    EMPEROR = "emperor"        # 选皇帝: accept or abdicate
+    EMPEROR_SOLO = "emperor_solo"  # the Emperor may declare 明独 before 抢独
+    STEAL = "steal"            # 抢独
+    CALL = "call"              # 叫侍卫
+    GUARD = "guard"            # 明保/暗保 (or the solo Emperor's 明独/暗独)
+    REBELLION = "rebellion"    # 造反
+    KICK = "kick"              # 踢
+    PLAY = "play"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended.  ``places``: 1..5, or ``None`` for players not out
+    when the game ended.  ``scores`` sum to zero in the ``shandong`` table,
+    except for a lone rebel's doubling and the leaving penalty."""
+
+    places: tuple[int | None, ...]
+    scores: tuple[int, ...]
+    emperor: int | None
+    guard: int | None
+    solo: SoloKind | None
+    left: int | None = None
+    order: tuple[int, ...] = ()
+    royal_won: bool | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"places": list(self.places), "scores": list(self.scores),
+                "emperor": self.emperor, "guard": self.guard, "solo": self.solo,
+                "left": self.left, "order": list(self.order), "royal_won": self.royal_won}
+
+
+def callable_kinds(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
+    """Cards (rank+suit, never a joker or a 2) held three or more times:
+    what an Emperor may call (叫侍卫)."""
+    return sorted(c for c, n in hand.items() if n >= 3 and (c >> 4) < 15)
+
+
+def triples(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
+    """Callable cards held exactly three times (逼位 counts these)."""
+    return [c for c, n in hand.items() if n == 3 and (c >> 4) < 15]
+
+
+def four_identical(hand: Counter[Card] | dict[Card, int]) -> bool:
+    return any(n >= 4 and (c >> 4) < 16 for c, n in hand.items())
+
+
+@dataclass
+class GameState:
+    """Everything about one game.  Mutated only by :class:`baohuang.Game`."""
+
+    rules: RuleSet
+    seed: int
+    dealer: int
+    tribute: TributeBasis | None
+    deal_no: int = 0
+    hands: list[Counter[Card]] = field(default_factory=lambda: [Counter() for _ in SEATS])
+    counts: list[list[int]] = field(default_factory=lambda: [[0] * 18 for _ in SEATS])
+    stage: Stage = Stage.EMPEROR
+    to_act: int | None = None
+    events: list[Event] = field(default_factory=list)
+    # choosing the Emperor
+    candidate: int = 0
+    first_candidate: int = 0
+    declines: int = 0
+    pool: list[Card] = field(default_factory=list)   # cards travelling with the Emperor card
+    emperor: int | None = None
+    guard: int | None = None
+    solo: SoloKind | None = None
+    stolen: bool = False
+    called: Card | None = None
+    guard_open: bool = False
+    guard_public: bool = False
+    asking: list[int] = field(default_factory=list)
+    votes: dict[int, bool] = field(default_factory=dict)
+    rebels: list[int] = field(default_factory=list)
+    kicks: int = 0
+    # play
+    leader: int | None = None
+    last: tuple[int, tuple[int, int, int, int], tuple[Card, ...]] | None = None
+    passes: int = 0
+    applicant: int | None = None
+    out: list[int] = field(default_factory=list)
+    called_played_by_emperor: int = 0
+    left: list[int] = field(default_factory=list)
+    result: Result | None = None
+
+    # -- cards ---------------------------------------------------------------
+    def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
+        hand, counts = self.hands[seat], self.counts[seat]
+        for c in cards:
+            hand[c] += 1
+            counts[c >> 4] += 1
+
+    def take(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
+        hand, counts = self.hands[seat], self.counts[seat]
+        for c in cards:
+            n = hand[c] - 1
+            if n:
+                hand[c] = n
+            else:
+                del hand[c]
+            counts[c >> 4] -= 1
+
+    def holder(self, card: Card) -> int | None:
+        for seat in SEATS:
+            if self.hands[seat].get(card):
+                return seat
+        return None
+
+    def deal(self) -> None:
+        """Shuffle and deal (seeded by ``seed`` and the deal number), give
+        tribute, and find the Emperor candidate."""
+        rng = random.Random(f"baohuang/{self.seed}/{self.deal_no}")
+        cards = make_deck(self.rules.deck)
+        held_back = self.rules.deck is Deck.FULL
+        if held_back:
+            cards.remove(EMPEROR_CARD)
+        rng.shuffle(cards)
+        self.hands = [Counter() for _ in SEATS]
+        self.counts = [[0] * 18 for _ in SEATS]
+        for i, card in enumerate(cards):
+            self.give((self.dealer + i) % 5, (card,))
+        self.events.append(Event("deal", None, {"deal": self.deal_no, "dealer": self.dealer}))
+        if self.tribute is not None:
+            self.give_tribute(self.tribute)
+        if held_back:
+            seat = rng.randrange(5)
+            self.give(seat, (EMPEROR_CARD,))
+        holder = self.holder(EMPEROR_CARD)
+        assert holder is not None
+        self.candidate = self.first_candidate = holder
+        self.declines = 0
+        self.pool = []
+        self.events.append(Event("candidate", holder))
+
+    def give_tribute(self, basis: TributeBasis) -> None:
+        for giver, receiver, card in tribute_transfers(basis, self.hands):
+            self.take(giver, (card,))
+            self.give(receiver, (card,))
+            self.events.append(Event("tribute", giver, {"to": receiver, "count": 1},
+                                     {giver: {"card": str(card)},
+                                      receiver: {"card": str(card)}}))
+
+    # -- roles ---------------------------------------------------------------
+    def side_of(self, seat: int) -> str:
+        if seat == self.emperor or (seat == self.guard and not self.solo):
+            return "royal"
+        return "rebel"
+
+    def royal(self) -> tuple[int, ...]:
+        assert self.emperor is not None and self.guard is not None
+        return (self.emperor,) if self.solo else (self.emperor, self.guard)
+
+    def special_cards(self, seat: int) -> frozenset[Card]:
+        """Cards whose play by ``seat`` would reveal a hidden Guard (or hidden solo)."""
+        if seat != self.guard or self.guard_public or self.stage is not Stage.PLAY:
+            return frozenset()
+        if self.rules.guard_mode is GuardMode.CARD:
+            return frozenset((GUARD_CARD,))
+        return frozenset((self.called,)) if self.called is not None else frozenset()
+
+    def in_play(self, seat: int) -> bool:
+        return seat not in self.out
+
+    def next_in(self, seat: int) -> int:
+        for step in range(1, 6):
+            s = (seat + step) % 5
+            if s not in self.out:
+                return s
+        return seat

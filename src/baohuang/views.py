@@ -1,0 +1,138 @@
+"""What one seat may know: :func:`make_view` is the only way information
+leaves a game (bots, server, terminal and web client all read views)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action
+from .cards import Card
+from .state import GameState, Stage
+
+__all__ = ["View", "make_view"]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A seat's knowledge of a game (``seat is None``: a spectator).
+
+    ``to_act`` is ``None`` while the Guard decides 明保/暗保, except for the
+    deciding seat itself: being asked would show who the Guard is.
+    ``role`` is this seat's own role once it is known (``emperor``,
+    ``guard``, ``rebel``); ``guard`` is the Guard's seat when this seat may
+    know it.  ``hands`` holds other seats' cards only after the game is over.
+    """
+
+    seat: int | None
+    stage: Stage
+    to_act: int | None
+    dealer: int
+    deal_no: int
+    rules: dict[str, Any]
+    hand: tuple[Card, ...]
+    hand_counts: tuple[int, ...]
+    candidate: int | None
+    emperor: int | None
+    guard: int | None
+    role: str | None
+    solo: str | None
+    called: Card | None
+    guard_open: bool
+    rebels: tuple[int, ...]
+    kicks: int
+    stake: int
+    leader: int | None
+    last_play: tuple[int, tuple[Card, ...]] | None
+    out: tuple[int, ...]
+    left: tuple[int, ...]
+    played: tuple[Card, ...]
+    events: tuple[dict[str, Any], ...]
+    legal_actions: tuple[Action, ...] = ()
+    result: dict[str, Any] | None = None
+    hands: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values only."""
+        return {
+            "seat": self.seat, "stage": self.stage.value, "to_act": self.to_act,
+            "dealer": self.dealer, "deal_no": self.deal_no, "rules": dict(self.rules),
+            "hand": [str(c) for c in self.hand], "hand_counts": list(self.hand_counts),
+            "candidate": self.candidate, "emperor": self.emperor, "guard": self.guard,
+            "role": self.role, "solo": self.solo,
+            "called": None if self.called is None else str(self.called),
+            "guard_open": self.guard_open, "rebels": list(self.rebels), "kicks": self.kicks,
+            "stake": self.stake, "leader": self.leader,
+            "last_play": None if self.last_play is None else
+            {"seat": self.last_play[0], "cards": [str(c) for c in self.last_play[1]]},
+            "out": list(self.out), "left": list(self.left),
+            "played": [str(c) for c in self.played],
+            "events": [dict(e) for e in self.events],
+            "legal_actions": [a.to_dict() for a in self.legal_actions],
+            "result": self.result,
+            "hands": {str(s): [str(c) for c in cards] for s, cards in self.hands.items()},
+        }
+
+
+def _sorted_hand(st: GameState, seat: int) -> tuple[Card, ...]:
+    return tuple(sorted(st.hands[seat].elements()))
+
+
+def make_view(st: GameState, seat: int | None,
+              legal: list[Action] | None = None) -> View:
+    """Build ``seat``'s view of ``st`` (``legal``: that seat's actions, if it acts)."""
+    over = st.stage is Stage.OVER
+    e, g = st.emperor, st.guard
+    role: str | None = None
+    if seat is not None and e is not None:
+        if seat == e:
+            role = "emperor"
+        elif seat == g and st.stage not in (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL,
+                                             Stage.CALL):
+            role = "guard"
+        elif g is not None:
+            role = "rebel"
+    knows_guard = over or st.guard_public or (seat is not None and seat == g)
+    solo = st.solo
+    if solo == "hidden" and not (over or st.guard_public or seat == e):
+        solo = None
+    guard_seen = g if (g is not None and knows_guard and st.stage not in (
+        Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL)) else None
+    if solo is None and guard_seen == e and not over and seat != e:
+        guard_seen = None
+    to_act = st.to_act
+    if st.stage is Stage.GUARD and seat != to_act:
+        to_act = None
+    stake = 1
+    if st.guard_open and not st.solo:
+        stake *= 2
+    if len(st.rebels) >= 2:
+        stake *= 2
+    stake *= 2 ** st.kicks
+    played: list[Card] = []
+    events: list[dict[str, Any]] = []
+    for ev in st.events:
+        if ev.type == "play":
+            played.extend(_cards(ev.data["cards"]))
+        events.append(ev.for_seat(seat, reveal_all=False))
+    hands: dict[int, tuple[Card, ...]] = {}
+    if over:
+        hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
+    return View(
+        seat=seat, stage=st.stage, to_act=to_act, dealer=st.dealer, deal_no=st.deal_no,
+        rules=st.rules.to_dict(),
+        hand=_sorted_hand(st, seat) if seat is not None else (),
+        hand_counts=tuple(sum(c) for c in st.counts),
+        candidate=st.candidate if st.stage is Stage.EMPEROR else None,
+        emperor=e, guard=guard_seen, role=role, solo=solo, called=st.called,
+        guard_open=st.guard_open, rebels=tuple(st.rebels), kicks=st.kicks, stake=stake,
+        leader=st.leader if st.stage is Stage.PLAY else None,
+        last_play=None if st.last is None else (st.last[0], st.last[2]),
+        out=tuple(st.out), left=tuple(st.left), played=tuple(played),
+        events=tuple(events), legal_actions=tuple(legal or ()),
+        result=None if st.result is None else st.result.to_dict(), hands=hands)
+
+
+def _cards(tokens: list[str]) -> list[Card]:
+    from .cards import parse_card
+    return [parse_card(t) for t in tokens]
