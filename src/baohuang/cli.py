@@ -1,0 +1,43 @@
+"""The ``baohuang`` command.  Each subcommand lives in its own module and is
+registered here."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .rules import OPTION_HELP, PRESETS
+
+app = typer.Typer(
+    help="保皇 (Baohuang): play in the terminal, run bots and tournaments, serve tables.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """保皇 (Baohuang): play in the terminal, run bots and tournaments, serve tables."""
+
+
+@app.command("rules")
+def rules_command() -> None:
+    """Show every rule option and its value in each preset."""
+    table = Table(title="保皇 rule options / 规则选项")
+    table.add_column("option")
+    for name in PRESETS:
+        table.add_column(name)
+    table.add_column("说明 / meaning")
+    for option, (zh, en) in OPTION_HELP.items():
+        values = [str(PRESETS[p].to_dict()[option]) for p in PRESETS]
+        table.add_row(option, *values, f"{zh}\n{en}")
+    Console().print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
