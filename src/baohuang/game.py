@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import playphase, roles
-from .actions import Action, ActionKind, ActionParseError
+from .actions import Action, ActionKind
 from .cards import Card, parse_cards
 from .events import Event
 from .rules import RuleSet
@@ -222,16 +222,38 @@ class Game:
     def from_record(cls, record: dict[str, Any]) -> Game:
         """Rebuild a game from :meth:`record` (raises ``ValueError`` naming
         what is wrong with a bad record)."""
-        if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
-            raise ValueError(f"not a version-{RECORD_VERSION} game record")
-        tribute = record.get("tribute")
-        game = cls.new(RuleSet.from_dict(record.get("rules", {})), int(record["seed"]),
-                       dealer=int(record.get("dealer", 0)),
-                       tribute=None if tribute is None else TributeBasis.from_dict(tribute))
-        for i, raw in enumerate(record.get("actions", [])):
+        if not isinstance(record, dict):
+            raise ValueError(f"a game record must be an object, not {type(record).__name__}")
+        if record.get("version") != RECORD_VERSION:
+            raise ValueError(f"not a version-{RECORD_VERSION} game record "
+                             f"(version {record.get('version')!r})")
+        seed = record.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError(f"record 'seed' must be a whole number, not {seed!r}")
+        dealer = record.get("dealer", 0)
+        if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < 5:
+            raise ValueError(f"record 'dealer' must be a seat 0..4, not {dealer!r}")
+        rules_raw = record.get("rules", {})
+        if not isinstance(rules_raw, dict):
+            raise ValueError(f"record 'rules' must be an object of rule options, "
+                             f"not {rules_raw!r}")
+        try:
+            rules = RuleSet.from_dict(rules_raw)
+        except ValueError as exc:
+            raise ValueError(f"record 'rules': {exc}") from None
+        tribute_raw = record.get("tribute")
+        try:
+            tribute = None if tribute_raw is None else TributeBasis.from_dict(tribute_raw)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"record 'tribute' is not a tribute basis: {exc!r}") from None
+        actions = record.get("actions", [])
+        if not isinstance(actions, list):
+            raise ValueError(f"record 'actions' must be a list, not {type(actions).__name__}")
+        game = cls.new(rules, seed, dealer=dealer, tribute=tribute)
+        for i, raw in enumerate(actions):
             try:
                 game.apply(Action.from_dict(raw))
-            except (IllegalAction, ActionParseError) as exc:
+            except ValueError as exc:   # IllegalAction, ActionParseError, CardParseError
                 raise ValueError(f"record action {i} ({raw}) cannot be replayed: {exc}") from None
         return game
 

@@ -78,8 +78,11 @@ def legal(st: GameState) -> list[Action]:
 
 
 def _may_ask_lead(st: GameState) -> bool:
+    """申请接风: only the next player still in, answering the play with which
+    its maker went out (RULES.md §5: "the next player may ask to lead")."""
     return (st.rules.lead_after_out is LeadAfterOut.APPLY and st.last is not None
-            and st.last[0] in st.out and st.applicant is None)
+            and st.last[0] in st.out and st.applicant is None and st.passes == 0
+            and st.to_act == st.next_in(st.last[0]))
 
 
 def check_play(st: GameState, seat: int, cards: tuple[Card, ...]) -> Shape:
@@ -114,8 +117,8 @@ def apply(st: GameState, action: Action) -> None:
             raise IllegalAction("the leader must play (no pass when leading)")
         if action.kind is A.ASK_LEAD:
             if not _may_ask_lead(st):
-                raise IllegalAction("接风 may be asked only on the last play of a player "
-                                    "who went out, once, with lead_after_out=apply")
+                raise IllegalAction("接风 may be asked only by the next player, on the play "
+                                    "with which a player went out, with lead_after_out=apply")
             st.applicant = seat
             st.events.append(Event("ask_lead", seat))
         else:
@@ -149,9 +152,11 @@ def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
         shown = GUARD_CARD in cards
     else:
         copies = sum(1 for c in cards if c == st.called)
-        if seat == st.emperor:       # a hidden solo shows when all copies are out
+        if seat == st.emperor:
+            # A hidden solo shows when he has played every copy of the called
+            # card (four; three for the short 6s of the shandong165 deck).
             st.called_played_by_emperor += copies
-            shown = st.called_played_by_emperor >= 4
+            shown = copies > 0 and st.called is not None and not st.hands[seat].get(st.called)
         else:
             shown = copies > 0
     if shown:
@@ -215,10 +220,10 @@ def finish(st: GameState) -> None:
     scores = list(settle(places, e, g, rules=st.rules, solo=st.solo,
                          guard_open=st.guard_open and not st.solo,
                          rebels=st.rebels, kicks=st.kicks))
+    royal = st.royal()
+    royal_score = scores[e]          # who won, before any leaving penalty
     for seat in st.left:
         scores[seat] -= st.rules.leave_penalty
-    royal = st.royal()
-    royal_score = scores[e]
     not_out = sorted((s for s in range(5) if s not in st.out),
                      key=lambda s: (s in royal, sum(st.counts[s]), (s - e) % 5))
     order = tuple(st.out) + tuple(not_out)

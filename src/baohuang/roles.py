@@ -208,7 +208,7 @@ def _kick_by_rebels(st: GameState) -> None:
     st.asking = [(st.emperor + i) % 5 for i in range(1, 5)
                  if (st.emperor + i) % 5 not in st.royal()]
     st.votes = {}
-    st.to_act = st.asking[0]
+    st.to_act = st.asking.pop(0)
 
 
 def _start_play(st: GameState) -> None:

@@ -121,8 +121,20 @@ class TributeBasis:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TributeBasis:
-        return cls(int(data["emperor"]), int(data["guard"]), data.get("solo"),
-                   data.get("royal_won"), tuple(int(s) for s in data["order"]))
+        """The inverse of :meth:`to_dict`; ``ValueError`` names a bad field."""
+        basis = cls(int(data["emperor"]), int(data["guard"]), data.get("solo"),
+                    data.get("royal_won"), tuple(int(s) for s in data["order"]))
+        for name in ("emperor", "guard"):
+            if not 0 <= getattr(basis, name) < 5:
+                raise ValueError(f"tribute {name} must be a seat 0..4")
+        if basis.solo not in (None, "open", "hidden"):
+            raise ValueError(f"tribute solo must be null, 'open' or 'hidden', not {basis.solo!r}")
+        if basis.royal_won not in (None, True, False):
+            raise ValueError(f"tribute royal_won must be true, false or null, "
+                             f"not {basis.royal_won!r}")
+        if sorted(basis.order) != [0, 1, 2, 3, 4]:
+            raise ValueError(f"tribute order must list seats 0..4 once each: {list(basis.order)}")
+        return basis
 
 
 def _highest(hand: dict[Card, int], k: int) -> list[Card]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action
-from .cards import Card
+from .cards import Card, make_deck, parse_card
 from .state import GameState, Stage
 
 __all__ = ["View", "make_view"]
@@ -134,5 +134,8 @@ def make_view(st: GameState, seat: int | None,
 
 
 def _cards(tokens: list[str]) -> list[Card]:
-    from .cards import parse_card
-    return [parse_card(t) for t in tokens]
+    return [_BY_TEXT.get(t) or parse_card(t) for t in tokens]
+
+
+#: Dealt cards by their text (events hold played cards as text).
+_BY_TEXT: dict[str, Card] = {str(c): c for c in set(make_deck("full"))}

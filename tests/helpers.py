@@ -1,0 +1,168 @@
+"""Helpers for the engine tests: find real deals by seed and drive games
+with legal actions only (never by editing a game's state)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import baohuang as bh
+from baohuang import Action, ActionKind, Game, RuleSet, Stage
+
+A = ActionKind
+
+#: The cautious answer of every role decision (RULES.md §4.3), best first.
+CAUTIOUS = (A.ACCEPT, A.DECLINE, A.GUARD_HIDDEN, A.SOLO_HIDDEN, A.CALL, A.ABDICATE)
+
+Chooser = Callable[[Game], "ActionKind | Action | None"]
+
+
+def rules(preset: str = "shandong", **options: Any) -> RuleSet:
+    """A preset with some options changed."""
+    return RuleSet.preset(preset).replace(**options)
+
+
+def kinds(game: Game) -> list[ActionKind]:
+    """The kinds of the legal actions, in order, without repeats."""
+    out: list[ActionKind] = []
+    for a in game.legal_actions():
+        if a.kind not in out:
+            out.append(a.kind)
+    return out
+
+
+def act(game: Game, kind: ActionKind, cards: Sequence[bh.Card] | None = None) -> Action:
+    """Apply the first legal action of ``kind`` (with exactly ``cards`` if
+    given); fails the test when there is none."""
+    legal = game.legal_actions()
+    for action in legal:
+        if action.kind is kind and (cards is None or action.cards == tuple(cards)):
+            game.apply(action)
+            return action
+    raise AssertionError(f"{kind.value} {cards or ''} is not legal for seat {game.to_act} "
+                         f"in stage {game.stage.value}: {[str(a) for a in legal]}")
+
+
+def cautious(game: Game) -> Action:
+    """The default (托管) role answer among the legal actions."""
+    legal = game.legal_actions()
+    for kind in CAUTIOUS:
+        for action in legal:
+            if action.kind is kind:
+                return action
+    raise AssertionError(f"no cautious answer among {legal}")
+
+
+def through_roles(game: Game, choose: Chooser | None = None, *, limit: int = 500) -> None:
+    """Answer every role decision until play starts (or the game is over).
+    ``choose(game)`` may return a kind or an action; ``None`` means the
+    cautious answer."""
+    for _ in range(limit):
+        if game.stage in (Stage.PLAY, Stage.OVER):
+            return
+        choice = choose(game) if choose else None
+        if choice is None:
+            game.apply(cautious(game))
+        elif isinstance(choice, Action):
+            game.apply(choice)
+        else:
+            act(game, choice)
+    raise AssertionError("the role phase did not end")
+
+
+def find_game(rules: RuleSet, pred: Callable[[Game], bool], seeds: Iterable[int] = range(4000),
+              ) -> Game:
+    """The first freshly dealt game (by seed) for which ``pred`` holds."""
+    for seed in seeds:
+        game = Game.new(rules, seed)
+        if pred(game):
+            return game
+    raise AssertionError("no seed gives the deal the test needs")
+
+
+def hand_counter(game: Game, seat: int) -> Counter[bh.Card]:
+    return Counter(game.hand(seat))
+
+
+def triples(game: Game, seat: int) -> list[bh.Card]:
+    """Cards (not jokers, not 2s) held exactly three times by ``seat``."""
+    return [c for c, n in hand_counter(game, seat).items() if n == 3 and c.rank < bh.Rank.TWO]
+
+
+def callable_cards(game: Game, seat: int) -> list[bh.Card]:
+    return sorted(c for c, n in hand_counter(game, seat).items()
+                  if n >= 3 and c.rank < bh.Rank.TWO)
+
+
+def four_identical(game: Game, seat: int) -> bool:
+    return any(n >= 4 and not c.is_joker for c, n in hand_counter(game, seat).items())
+
+
+def jokers(game: Game, seat: int) -> int:
+    return sum(1 for c in game.hand(seat) if c.is_joker)
+
+
+def _size(action: Action) -> int:
+    return len(action.cards)
+
+
+def play_in_order(game: Game, order: Sequence[int], *, limit: int = 3000,
+                  reveal: bool = True, until: Callable[[Game], bool] | None = None) -> None:
+    """Play until the game ends (or ``until(game)`` holds) so that the seats
+    of ``order`` go out in that order: the first of them not yet out plays as
+    much as it can, everybody else leads its lowest single card and otherwise
+    passes.  With ``reveal=False`` plays holding a revealing card are avoided
+    when possible."""
+    for _ in range(limit):
+        if game.is_over or (until is not None and until(game)):
+            return
+        seat = game.to_act
+        assert seat is not None
+        view = game.view(seat)
+        target = next((s for s in order if s not in view.out), None)
+        legal = game.legal_actions()
+        plays = [a for a in legal if a.kind is A.PLAY]
+        if not reveal:
+            safe = [a for a in plays if bh.GUARD_CARD not in a.cards
+                    and (view.called is None or view.called not in a.cards
+                         or seat != game.guard)]
+            plays = safe or plays
+        leading = view.last_play is None
+        if seat == target:
+            if plays:
+                game.apply(max(plays, key=lambda a: (_size(a), -min(a.cards))))
+            else:
+                game.apply(Action(A.PASS))
+        elif leading:
+            singles = [a for a in plays if _size(a) == 1] or plays
+            game.apply(min(singles, key=lambda a: (a.cards[0].rank, a.cards[0])))
+        else:
+            game.apply(Action(A.PASS))
+    raise AssertionError("the game did not end")
+
+
+def snapshot(game: Game) -> str:
+    """Everything observable about a game, as one JSON text: every seat's
+    view, the spectator view, the legal actions and the record."""
+    views = [game.view(s).to_dict() for s in (None, 0, 1, 2, 3, 4)]
+    return json.dumps({"views": views, "legal": [a.to_dict() for a in game.legal_actions()],
+                       "record": game.record(), "hands": [list(map(str, game.hand(s)))
+                                                           for s in range(5)]},
+                      sort_keys=True, ensure_ascii=False)
+
+
+
+
+def actor(game: Game) -> int:
+    """The seat to act (the game must not be over)."""
+    seat = game.to_act
+    assert seat is not None, "nobody is to act"
+    return seat
+
+
+def stage(game: Game) -> Stage:
+    """The stage, read through a call so that type checkers do not keep a
+    narrowed value across actions."""
+    return game.stage

@@ -1,0 +1,194 @@
+"""Per-seat views (issue 2 §4): everything a seat may know and nothing more."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import A, act, actor, find_game, play_in_order, rules, stage, through_roles
+
+import baohuang as bh
+from baohuang import Game, Stage
+
+SJ_STAR = bh.GUARD_CARD
+VIEWERS: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4)
+
+
+def to_guard_stage(solo: bool, seed_from: int = 0) -> Game:
+    game = find_game(rules(), lambda g: (SJ_STAR in g.hand(actor(g))) == solo,
+                     range(seed_from, 4000))
+    act(game, A.ACCEPT)
+    while stage(game) is not Stage.GUARD:
+        act(game, A.DECLINE)
+    return game
+
+
+def assert_json(view: bh.View) -> dict[str, Any]:
+    data = view.to_dict()
+    text = json.dumps(data, ensure_ascii=False)
+    assert json.loads(text) == data
+    return data
+
+
+def test_own_hand_only_and_counts_of_others() -> None:
+    game = Game.new(seed=5)
+    for seat in range(5):
+        view = game.view(seat)
+        assert list(view.hand) == game.hand(seat)
+        assert view.hands == {}
+        assert view.hand_counts == tuple(len(game.hand(s)) for s in range(5))
+        data = assert_json(view)
+        assert data["hands"] == {}
+    spectator = game.view(None)
+    assert spectator.hand == () and spectator.role is None and spectator.legal_actions == ()
+
+
+def test_legal_actions_only_in_the_view_of_the_seat_to_act() -> None:
+    game = Game.new(seed=5)
+    seat = actor(game)
+    assert list(game.view(seat).legal_actions) == game.legal_actions()
+    assert all(game.view(s).legal_actions == () for s in VIEWERS if s != seat)
+
+
+def test_guard_stage_hides_who_decides() -> None:
+    for solo in (False, True):
+        game = to_guard_stage(solo)
+        g = actor(game)
+        assert game.view(g).to_act == g and game.view(g).legal_actions
+        for viewer in VIEWERS:
+            if viewer != g:
+                view = game.view(viewer)
+                assert view.to_act is None and view.legal_actions == ()
+                assert view.guard is None
+                assert assert_json(view)["to_act"] is None
+
+
+def test_the_guard_is_known_only_to_himself_until_public() -> None:
+    game = to_guard_stage(False)
+    e, g = game.emperor, game.guard
+    act(game, A.GUARD_HIDDEN)
+    through_roles(game)
+    for viewer in VIEWERS:
+        view = game.view(viewer)
+        if viewer == g:
+            assert view.guard == g and view.role == "guard"
+        else:
+            assert view.guard is None
+            assert view.role == ("emperor" if viewer == e else None if viewer is None
+                                 else "rebel")
+        text = json.dumps(assert_json(view))
+        if viewer != g:
+            assert f'"guard": {g}' not in text
+    # the Guard's decision is an event without its seat for the others
+    for viewer in VIEWERS:
+        evs = [ev for ev in game.events_for(viewer) if ev["type"] == "guard"]
+        assert evs == [{"type": "guard", "open": False, **({"seat": g} if viewer == g else {})}]
+
+
+def _role_events(game: Game, viewer: int) -> list[dict[str, Any]]:
+    evs = game.view(viewer).events
+    return [ev for ev in evs if ev["type"] not in ("deal", "candidate")]
+
+
+def test_hidden_solo_looks_like_a_normal_game_to_the_others() -> None:
+    solo = to_guard_stage(True)
+    normal = to_guard_stage(False)
+    act(solo, A.SOLO_HIDDEN)
+    act(normal, A.GUARD_HIDDEN)
+    for game in (solo, normal):
+        assert game.stage is Stage.REBELLION
+    # a seat that is neither Emperor nor Guard in both games
+    es, en, gn = solo.emperor, normal.emperor, normal.guard
+    assert es is not None and en is not None and gn is not None
+    for k in range(1, 5):
+        vs, vn = (es + k) % 5, (en + k) % 5
+        if vn == gn:
+            continue
+        a, b = solo.view(vs), normal.view(vn)
+        assert (a.role, a.guard, a.solo, a.stake, a.to_act is None) == \
+            (b.role, b.guard, b.solo, b.stake, b.to_act is None)
+        assert a.role == "rebel" and a.solo is None
+
+        def shape(events: list[dict[str, Any]], e: int) -> list[tuple[str, int | None]]:
+            return [(ev["type"], None if "seat" not in ev else (ev["seat"] - e) % 5)
+                    for ev in events]
+        assert shape(_role_events(solo, vs), es) == shape(_role_events(normal, vn), en)
+    # the solo Emperor knows
+    assert solo.view(es).solo == "hidden" and solo.view(es).role == "emperor"
+
+
+def test_roles_unknown_before_the_guard_is_found() -> None:
+    game = Game.new(seed=3)
+    for viewer in range(5):
+        view = game.view(viewer)
+        assert view.role is None and view.guard is None and view.emperor is None
+    e = actor(game)
+    assert game.view(None).candidate == e
+    act(game, game.legal_actions()[0].kind)
+    assert game.view(None).candidate is None
+
+
+def test_abdication_cards_are_shown_only_to_giver_and_receiver() -> None:
+    game = Game.new(rules("lianzhong_simple"), 8)
+    first = actor(game)
+    act(game, A.ABDICATE)
+    act(game, A.ABDICATE)       # the second decliner adds a card
+    giver, receiver = (first - 1) % 5, (first - 2) % 5
+    for viewer in VIEWERS:
+        ev = [e for e in game.events_for(viewer) if e["type"] == "abdicate"][-1]
+        assert ev["seat"] == giver and ev["to"] == receiver and ev["count"] == 2
+        if viewer in (giver, receiver):
+            assert len(ev["cards"]) == 2 and "BJ*" in ev["cards"]
+        else:
+            assert "cards" not in ev and "private" not in ev
+
+
+def test_views_after_the_game_show_everything() -> None:
+    game = to_guard_stage(False)
+    g = game.guard
+    act(game, A.GUARD_HIDDEN)
+    through_roles(game)
+    e = game.emperor
+    assert e is not None and g is not None
+    play_in_order(game, [e, g], reveal=False)
+    assert game.is_over
+    for viewer in VIEWERS:
+        view = game.view(viewer)
+        assert view.guard == g and view.result is not None
+        assert view.hands == {s: tuple(game.hand(s)) for s in range(5) if game.hand(s)}
+        assert view.to_act is None and view.stage is Stage.OVER
+        assert_json(view)
+
+
+def test_played_cards_are_public() -> None:
+    game = to_guard_stage(False)
+    act(game, A.GUARD_OPEN)
+    through_roles(game)
+    lead = game.legal_actions()[0]
+    game.apply(lead)
+    for viewer in VIEWERS:
+        view = game.view(viewer)
+        assert view.played == lead.cards
+        assert view.last_play == (view.emperor, lead.cards)
+
+
+@pytest.mark.parametrize("seat", [-1, 5, 10])
+def test_bad_seat(seat: int) -> None:
+    with pytest.raises(ValueError, match="seat"):
+        Game.new(seed=0).view(seat)
+
+
+def test_every_view_of_a_whole_game_is_plain_json() -> None:
+    for preset in ("shandong", "seed001_216"):
+        game = Game.new(rules(preset), 9)
+        n = 0
+        while not game.is_over:
+            if n % 7 == 0:
+                for viewer in VIEWERS:
+                    assert_json(game.view(viewer))
+            legal = game.legal_actions()
+            game.apply(legal[n % len(legal)])
+            n += 1
+        for viewer in VIEWERS:
+            assert_json(game.view(viewer))
