@@ -7,22 +7,24 @@ records of what a seat saw all go through it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Event"]
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+_EMPTY: dict[Any, Any] = {}
+
+
+class Event(NamedTuple):
     """Something that happened.  ``data`` is public; ``private`` maps a seat
     to what only that seat learns; with ``seat_hidden`` the acting seat is
-    shown only to itself (the Guard's 明保/暗保 decision)."""
+    shown only to itself (the Guard's 明保/暗保 decision).  Events are never
+    changed after they are made."""
 
     type: str
     seat: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-    private: dict[int, dict[str, Any]] = field(default_factory=dict)
+    data: dict[str, Any] = _EMPTY
+    private: dict[int, dict[str, Any]] = _EMPTY
     seat_hidden: bool = False
 
     def for_seat(self, viewer: int | None, *, reveal_all: bool = False) -> dict[str, Any]:

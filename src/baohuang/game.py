@@ -23,6 +23,7 @@ from . import playphase, roles
 from .actions import Action, ActionKind
 from .cards import Card, parse_cards
 from .events import Event
+from .plays import Shape
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
@@ -36,12 +37,13 @@ RECORD_VERSION = 1
 class Game:
     """A game at a table of five seats (0–4)."""
 
-    __slots__ = ("_actions", "_legal_cache", "_st")
+    __slots__ = ("_actions", "_legal_cache", "_legal_shapes", "_st")
 
     def __init__(self, state: GameState) -> None:
         self._st = state
         self._actions: list[Action] = []
         self._legal_cache: list[Action] | None = None
+        self._legal_shapes: list[Shape] = []
 
     @classmethod
     def new(cls, rules: RuleSet | None = None, seed: int = 0, *, dealer: int = 0,
@@ -111,7 +113,8 @@ class Game:
             if st.stage is Stage.OVER:
                 self._legal_cache = []
             elif st.stage is Stage.PLAY:
-                self._legal_cache = playphase.legal(st)
+                self._legal_shapes = []
+                self._legal_cache = playphase.legal(st, self._legal_shapes)
             else:
                 self._legal_cache = roles.legal(st)
         return list(self._legal_cache)
@@ -146,9 +149,20 @@ class Game:
         if action.kind is ActionKind.LEAVE:
             self._leave(action)
         elif st.stage is Stage.PLAY:
-            if action.kind not in (ActionKind.PLAY, ActionKind.PASS, ActionKind.ASK_LEAD):
-                raise IllegalAction(f"{action.kind.value} is not allowed while playing cards")
-            playphase.apply(st, action)
+            kind = action.kind
+            if kind is ActionKind.PLAY:
+                shape = None
+                if self._legal_cache is not None:
+                    # A play taken from legal_actions() needs no second check.
+                    try:
+                        shape = self._legal_shapes[self._legal_cache.index(action)]
+                    except (ValueError, IndexError):
+                        shape = None
+                playphase.apply(st, action, shape)
+            elif kind is ActionKind.PASS or kind is ActionKind.ASK_LEAD:
+                playphase.apply(st, action)
+            else:
+                raise IllegalAction(f"{kind.value} is not allowed while playing cards")
         else:
             legal = self._legal_cache if self._legal_cache is not None else roles.legal(st)
             if action not in legal:

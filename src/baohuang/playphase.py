@@ -19,18 +19,32 @@ A = ActionKind
 _PASS, _ASK_LEAD = Action(A.PASS), Action(A.ASK_LEAD)
 
 
-def _grouped(st: GameState, seat: int) -> dict[int, tuple[list[Card], list[Card]]]:
-    """Per rank: (ordinary cards, special cards) held, in a fixed order."""
+#: per rank value (index 0..17): (ordinary cards, special cards) held
+Groups = list[tuple[tuple[Card, ...], tuple[Card, ...]]]
+_NO_CARDS: tuple[Card, ...] = ()
+
+
+def _grouped(st: GameState, seat: int) -> Groups:
+    """Per rank: (ordinary cards, special cards) held, in a fixed order.
+    Cached until the seat's hand or its special cards change."""
     special = st.special_cards(seat)
-    groups: dict[int, tuple[list[Card], list[Card]]] = defaultdict(lambda: ([], []))
-    for card in sorted(st.hands[seat]):
-        n = st.hands[seat][card]
-        groups[card >> 4][1 if card in special else 0].extend([card] * n)
+    cached = st.groups[seat]
+    if cached is not None and cached[0] == special:
+        return cached[1]  # type: ignore[no-any-return]
+    lists: list[tuple[list[Card], list[Card]]] = [([], []) for _ in range(18)]
+    hand = st.hands[seat]
+    for card in sorted(hand):
+        lists[card >> 4][1 if card in special else 0].extend([card] * hand[card])
+    groups: Groups = [(tuple(plain), tuple(spec)) for plain, spec in lists]
+    st.groups[seat] = (special, groups)
     return groups
 
 
-def _choices(group: tuple[list[Card], list[Card]], n: int) -> list[list[Card]]:
+def _choices(group: tuple[tuple[Card, ...], tuple[Card, ...]],
+             n: int) -> list[tuple[Card, ...]]:
     plain, special = group
+    if not n:
+        return [_NO_CARDS]
     if not special:
         return [plain[:n]]
     lo = max(0, n - len(plain))
@@ -38,39 +52,41 @@ def _choices(group: tuple[list[Card], list[Card]], n: int) -> list[list[Card]]:
     return [plain[:n - k] + special[:k] for k in range(lo, hi + 1)]
 
 
-def materialize(st: GameState, seat: int, shapes: list[Shape]) -> list[Action]:
+def materialize(st: GameState, seat: int, shapes: list[Shape],
+                shapes_out: list[Shape] | None = None) -> list[Action]:
     """Actions for shapes: one per way of including a card whose play would
-    reveal the Guard; otherwise ordinary cards in a fixed order."""
+    reveal the Guard; otherwise ordinary cards in a fixed order.  With
+    ``shapes_out``, the shape of each action is appended to it."""
+    if not shapes:
+        return []
     groups = _grouped(st, seat)
-    empty: tuple[list[Card], list[Card]] = ([], [])
+    play = A.PLAY
+    if not st.special_cards(seat):
+        big, small = groups[17][0], groups[16][0]
+        if shapes_out is not None:
+            shapes_out.extend(shapes)
+        return [Action(play, big[:y] + small[:x] + groups[r][0][:n]) for r, n, x, y in shapes]
     out: list[Action] = []
-    plain_only = not st.special_cards(seat)
     for r, n, x, y in shapes:
-        if plain_only:
-            cards: list[Card] = []
-            if y:
-                cards += groups[17][0][:y]
-            if x:
-                cards += groups[16][0][:x]
-            if n:
-                cards += groups[r][0][:n]
-            out.append(Action(A.PLAY, tuple(cards)))
-            continue
-        for big in _choices(groups.get(17, empty), y) if y else [[]]:
-            for small in _choices(groups.get(16, empty), x) if x else [[]]:
-                for low in _choices(groups.get(r, empty), n) if n else [[]]:
-                    out.append(Action(A.PLAY, tuple(big + small + low)))
+        for big_cards in _choices(groups[17], y):
+            for small_cards in _choices(groups[16], x):
+                for low in _choices(groups[r], n):
+                    out.append(Action(play, big_cards + small_cards + low))
+    if shapes_out is not None:
+        shapes_out.extend(classify(a.cards, st.rules) for a in out)
     return out
 
 
-def legal(st: GameState) -> list[Action]:
+def legal(st: GameState, shapes_out: list[Shape] | None = None) -> list[Action]:
+    """Legal actions of the seat to act; with ``shapes_out``, the shape of
+    each play action is appended to it (in the same order)."""
     seat = st.to_act
     assert seat is not None
     counts = st.counts[seat]
     if st.last is None:
-        return materialize(st, seat, lead_shapes(counts, st.rules))
-    last_shape = Shape(*st.last[1])
-    actions = materialize(st, seat, follow_shapes(counts, last_shape, st.rules))
+        return materialize(st, seat, lead_shapes(counts, st.rules), shapes_out)
+    actions = materialize(st, seat, follow_shapes(counts, Shape(*st.last[1]), st.rules),
+                          shapes_out)
     actions.append(_PASS)
     if _may_ask_lead(st):
         actions.append(_ASK_LEAD)
@@ -106,11 +122,14 @@ def check_play(st: GameState, seat: int, cards: tuple[Card, ...]) -> Shape:
     return shape
 
 
-def apply(st: GameState, action: Action) -> None:
+def apply(st: GameState, action: Action, shape: Shape | None = None) -> None:
+    """Apply a play-phase action.  ``shape``: the shape of a play already
+    known to be legal (from :func:`legal`), which skips the checks."""
     seat = st.to_act
     assert seat is not None
     if action.kind is A.PLAY:
-        shape = check_play(st, seat, action.cards)
+        if shape is None:
+            shape = check_play(st, seat, action.cards)
         _play(st, seat, shape, action.cards)
     elif action.kind is A.PASS or action.kind is A.ASK_LEAD:
         if st.last is None:

@@ -211,9 +211,9 @@ def follow_shapes(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Sh
                         if _kaopai_beats(shape, last):
                             out.append(shape)
         return out
-    if y1:
-        return out
     total = n1 + x1
+    if y1 or bj < x1 or size < total:
+        return out
     for y in range(x1, min(bj, total) + 1):
         for x in range(min(sj, total - y) + 1):
             n = total - y - x

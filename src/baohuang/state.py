@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from .cards import EMPEROR_CARD, GUARD_CARD, Card, Deck, make_deck
 from .events import Event
@@ -115,15 +116,30 @@ class GameState:
     called_played_by_emperor: int = 0
     left: list[int] = field(default_factory=list)
     result: Result | None = None
+    view_cache_rules: dict[str, Any] | None = None
+    # per seat: the special cards and the hand grouped by rank (see playphase)
+    groups: list[Any] = field(default_factory=lambda: [None] * 5)
+    # per viewer: (events seen, their filtered dicts, cards played) for views
+    view_cache: dict[int | None, tuple[int, list[dict[str, Any]], list[Card]]] = field(
+        default_factory=dict)
+
+    @property
+    def rules_dict(self) -> dict[str, Any]:
+        cached = self.view_cache_rules
+        if cached is None:
+            cached = self.view_cache_rules = self.rules.to_dict()
+        return dict(cached)
 
     # -- cards ---------------------------------------------------------------
     def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
+        self.groups[seat] = None
         hand, counts = self.hands[seat], self.counts[seat]
         for c in cards:
             hand[c] += 1
             counts[c >> 4] += 1
 
     def take(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
+        self.groups[seat] = None
         hand, counts = self.hands[seat], self.counts[seat]
         for c in cards:
             n = hand[c] - 1
@@ -150,6 +166,7 @@ class GameState:
         rng.shuffle(cards)
         self.hands = [Counter() for _ in SEATS]
         self.counts = [[0] * 18 for _ in SEATS]
+        self.groups = [None] * 5
         for i, card in enumerate(cards):
             self.give((self.dealer + i) % 5, (card,))
         self.events.append(Event("deal", None, {"deal": self.deal_no, "dealer": self.dealer}))

@@ -109,18 +109,19 @@ def make_view(st: GameState, seat: int | None,
     if len(st.rebels) >= 2:
         stake *= 2
     stake *= 2 ** st.kicks
-    played: list[Card] = []
-    events: list[dict[str, Any]] = []
-    for ev in st.events:
+    # Events only ever grow, so each seat's filtered list is extended, not rebuilt.
+    seen, events, played = st.view_cache.get(seat, (0, [], []))
+    for ev in st.events[seen:]:
         if ev.type == "play":
             played.extend(_cards(ev.data["cards"]))
         events.append(ev.for_seat(seat, reveal_all=False))
+    st.view_cache[seat] = (len(st.events), events, played)
     hands: dict[int, tuple[Card, ...]] = {}
     if over:
         hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
     return View(
         seat=seat, stage=st.stage, to_act=to_act, dealer=st.dealer, deal_no=st.deal_no,
-        rules=st.rules.to_dict(),
+        rules=st.rules_dict,
         hand=_sorted_hand(st, seat) if seat is not None else (),
         hand_counts=tuple(sum(c) for c in st.counts),
         candidate=st.candidate if st.stage is Stage.EMPEROR else None,
