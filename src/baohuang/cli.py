@@ -35,6 +35,12 @@ def rules_command() -> None:
     Console().print(table)
 
 
+# `baohuang play` (one human seat against four bots in the terminal): terminal.py
+from .terminal import play_command  # noqa: E402
+
+app.command("play")(play_command)
+
+
 def main() -> None:
     app()
 
