@@ -497,8 +497,10 @@ def test_apply_only_the_next_player_may_ask() -> None:
     assert game.record() == before
     for _ in range(3):
         act(game, A.PASS)
-    # nobody asked: the lead goes to the next player still in
-    assert lead_events(game)[-1] == {"type": "lead", "seat": (e + 1) % 5,
+    # nobody asked: 接风 goes to the Emperor's teammate, as with lead_after_out=teammate
+    g = game.guard
+    expected = g if g is not None and g != e else (e + 1) % 5
+    assert lead_events(game)[-1] == {"type": "lead", "seat": expected,
                                      "reason": "lead_after_out"}
 
 

@@ -207,7 +207,8 @@ def _after_pass(st: GameState, seat: int) -> None:
 
 def _lead_after_out(st: GameState, out_seat: int) -> int:
     """接风: who leads after ``out_seat`` went out with the round's last play."""
-    if st.rules.lead_after_out is LeadAfterOut.TEAMMATE:
+    # With ``apply``, when nobody asked, 接风 goes to the teammate as in 山东 (reading).
+    if st.rules.lead_after_out in (LeadAfterOut.TEAMMATE, LeadAfterOut.APPLY):
         side = st.side_of(out_seat)
         for step in range(1, 5):
             s = (out_seat + step) % 5
