@@ -195,3 +195,24 @@ def test_replay_from_any_point_continues_identically(preset: str, seed: int, sto
         game.apply(action)
         copy.apply(action)
     assert copy.result == game.result and copy.record() == game.record()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rule_sets(), seed=st.integers(0, 10**6), choice=st.integers(0, 10**6))
+def test_fast_legal_plays_equal_the_general_generator(rules: RuleSet, seed: int,
+                                                      choice: int) -> None:
+    """The engine builds play actions straight from the hand for speed; at
+    every play decision they must equal the shapes-then-cards generator."""
+    from baohuang import playphase
+
+    game = Game.new(rules, seed)
+    rng = random.Random(choice)
+    for _ in range(MAX_ACTIONS):
+        if game.is_over:
+            break
+        if game.stage is Stage.PLAY:
+            state = game._st
+            assert playphase.legal_actions(state) == playphase.legal(state, [])
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    assert game.is_over

@@ -164,6 +164,14 @@ for _rank in Rank:
             _value = _rank * 16 + _suit * 2
             _CARDS[_value] = int.__new__(Card, _value)
 
+#: The text of every card, indexed by its value (``CARD_TEXT[c] == str(c)``).
+CARD_TEXT: Final[tuple[str, ...]] = tuple(
+    str(_CARDS[v]) if v in _CARDS else "" for v in range(max(_CARDS) + 1))
+
+#: Every card of each rank value 0..17, low to high (what a hand may hold of it).
+CARDS_OF_RANK: Final[tuple[tuple[Card, ...], ...]] = tuple(
+    tuple(c for v, c in sorted(_CARDS.items()) if v >> 4 == r) for r in range(18))
+
 #: The Emperor card 皇牌 (the marked big joker).
 EMPEROR_CARD: Final = Card.make(Rank.BIG_JOKER, marked=True)
 #: The Guard card 侍卫牌 (the marked small joker).
@@ -242,6 +250,16 @@ def make_deck(deck: Deck | str) -> list[Card]:
     (216, 168, 165)
     """
     deck = Deck(deck)
+    cards = _DECKS.get(deck)
+    if cards is None:
+        cards = _DECKS[deck] = tuple(_build_deck(deck))
+    return list(cards)
+
+
+_DECKS: dict[Deck, tuple[Card, ...]] = {}
+
+
+def _build_deck(deck: Deck) -> list[Card]:
     low = Rank.SIX if deck is not Deck.FULL else Rank.THREE
     cards: list[Card] = []
     for rank in RANKS:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["Event"]
+__all__ = ["Event", "make_event"]
 
 
 _EMPTY: dict[Any, Any] = {}
@@ -40,3 +40,17 @@ class Event(NamedTuple):
         elif viewer is not None and viewer in self.private:
             out.update(self.private[viewer])
         return out
+
+
+_new = tuple.__new__
+
+
+def make_event(type: str, seat: int | None, data: dict[str, Any] = _EMPTY) -> Event:
+    """``Event(type, seat, data)`` with nothing private, made without the
+    keyword handling of the generated constructor (for the play phase's
+    many events).
+
+    >>> make_event("pass", 3) == Event("pass", 3)
+    True
+    """
+    return _new(Event, (type, seat, data, _EMPTY, False))

@@ -17,13 +17,12 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from . import playphase, roles
 from .actions import Action, ActionKind
 from .cards import Card, parse_cards
 from .events import Event
-from .plays import Shape
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
@@ -33,17 +32,24 @@ __all__ = ["RECORD_VERSION", "Game"]
 
 RECORD_VERSION = 1
 
+# Enum members are slow to look up as class attributes: the hot path uses these.
+_PLAY: Final = Stage.PLAY
+_OVER: Final = Stage.OVER
+_PLAY_KIND: Final = ActionKind.PLAY
+_PASS_KIND: Final = ActionKind.PASS
+_ASK_KIND: Final = ActionKind.ASK_LEAD
+_LEAVE_KIND: Final = ActionKind.LEAVE
+
 
 class Game:
     """A game at a table of five seats (0–4)."""
 
-    __slots__ = ("_actions", "_legal_cache", "_legal_shapes", "_st")
+    __slots__ = ("_actions", "_legal_cache", "_st")
 
     def __init__(self, state: GameState) -> None:
         self._st = state
         self._actions: list[Action] = []
         self._legal_cache: list[Action] | None = None
-        self._legal_shapes: list[Shape] = []
 
     @classmethod
     def new(cls, rules: RuleSet | None = None, seed: int = 0, *, dealer: int = 0,
@@ -79,7 +85,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self._st.stage is Stage.OVER
+        return self._st.stage is _OVER
 
     @property
     def result(self) -> Result | None:
@@ -108,16 +114,18 @@ class Game:
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat to act (empty when over)."""
-        if self._legal_cache is None:
+        legal = self._legal_cache
+        if legal is None:
             st = self._st
-            if st.stage is Stage.OVER:
-                self._legal_cache = []
-            elif st.stage is Stage.PLAY:
-                self._legal_shapes = []
-                self._legal_cache = playphase.legal(st, self._legal_shapes)
+            stage = st.stage
+            if stage is _PLAY:
+                legal = playphase.legal_actions(st)
+            elif stage is _OVER:
+                legal = []
             else:
-                self._legal_cache = roles.legal(st)
-        return list(self._legal_cache)
+                legal = roles.legal(st)
+            self._legal_cache = legal
+        return legal.copy()
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
@@ -144,30 +152,31 @@ class Game:
         st = self._st
         if not isinstance(action, Action):
             raise IllegalAction(f"not an action: {action!r}")
-        if st.stage is Stage.OVER:
-            raise IllegalAction("the game is over")
-        if action.kind is ActionKind.LEAVE:
-            self._leave(action)
-        elif st.stage is Stage.PLAY:
-            kind = action.kind
-            if kind is ActionKind.PLAY:
-                shape = None
-                if self._legal_cache is not None:
+        stage = st.stage
+        kind = action.kind
+        if stage is _PLAY:
+            if kind is _PLAY_KIND:
+                legal = self._legal_cache
+                if legal is not None and action in legal:
                     # A play taken from legal_actions() needs no second check.
-                    try:
-                        shape = self._legal_shapes[self._legal_cache.index(action)]
-                    except (ValueError, IndexError):
-                        shape = None
-                playphase.apply(st, action, shape)
-            elif kind is ActionKind.PASS or kind is ActionKind.ASK_LEAD:
+                    playphase.apply_legal(st, action)
+                else:
+                    playphase.apply(st, action)
+            elif kind is _PASS_KIND or kind is _ASK_KIND:
                 playphase.apply(st, action)
+            elif kind is _LEAVE_KIND:
+                self._leave(action)
             else:
                 raise IllegalAction(f"{kind.value} is not allowed while playing cards")
+        elif stage is _OVER:
+            raise IllegalAction("the game is over")
+        elif kind is _LEAVE_KIND:
+            self._leave(action)
         else:
             legal = self._legal_cache if self._legal_cache is not None else roles.legal(st)
             if action not in legal:
                 allowed = ", ".join(str(a) for a in legal)
-                raise IllegalAction(f"{action} is not allowed now (stage {st.stage.value}, "
+                raise IllegalAction(f"{action} is not allowed now (stage {stage.value}, "
                                     f"seat {st.to_act}: {allowed})")
             roles.apply(st, action)
         self._actions.append(action)

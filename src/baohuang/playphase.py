@@ -4,40 +4,78 @@ of a game (RULES.md §5), and settling its result (§6)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Final
 
 from .actions import Action, ActionKind
-from .cards import GUARD_CARD, Card
-from .events import Event
-from .plays import Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
-from .rules import GuardMode, LeadAfterOut, Scoring
+from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, Card
+from .events import Event, make_event
+from .plays import SIX, TWO, Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
+from .rules import GuardMode, LeadAfterOut, RuleSet, Scoring
 from .scoring import settle
 from .state import GameState, IllegalAction, Result, Stage
 
-__all__ = ["apply", "check_play", "legal", "materialize"]
+__all__ = ["apply", "apply_legal", "check_play", "legal", "legal_actions", "materialize"]
 
 A = ActionKind
 _PASS, _ASK_LEAD = Action(A.PASS), Action(A.ASK_LEAD)
-
+# Enum members are slow to look up as class attributes: the hot path uses these.
+_PLAY_KIND: Final = A.PLAY
+_PASS_KIND: Final = A.PASS
+_ASK_KIND: Final = A.ASK_LEAD
+_APPLY: Final = LeadAfterOut.APPLY
+_CARD_MODE: Final = GuardMode.CARD
+_PLACEMENT: Final = Scoring.PLACEMENT
+_new = tuple.__new__
+#: Events without data are never changed, so each seat's pass is one object.
+_PASS_EVENTS: Final = tuple(make_event("pass", seat) for seat in range(5))
+_ASK_EVENTS: Final = tuple(make_event("ask_lead", seat) for seat in range(5))
+_TEXT = CARD_TEXT.__getitem__
 
 #: per rank value (index 0..17): (ordinary cards, special cards) held
 Groups = list[tuple[tuple[Card, ...], tuple[Card, ...]]]
+#: per rank value (index 0..17): the cards held of that rank, low to high
+#: (``None`` where not yet looked at since the hand last changed there)
+RankCards = list[tuple[Card, ...] | None]
 _NO_CARDS: tuple[Card, ...] = ()
 
 
-def _grouped(st: GameState, seat: int) -> Groups:
-    """Per rank: (ordinary cards, special cards) held, in a fixed order.
-    Cached until the seat's hand or its special cards change."""
-    special = st.special_cards(seat)
-    cached = st.groups[seat]
-    if cached is not None and cached[0] == special:
-        return cached[1]  # type: ignore[no-any-return]
-    lists: list[tuple[list[Card], list[Card]]] = [([], []) for _ in range(18)]
-    hand = st.hands[seat]
-    for card in sorted(hand):
-        lists[card >> 4][1 if card in special else 0].extend([card] * hand[card])
-    groups: Groups = [(tuple(plain), tuple(spec)) for plain, spec in lists]
-    st.groups[seat] = (special, groups)
+def _rank_cards(st: GameState, seat: int) -> RankCards:
+    """``seat``'s cards by rank, kept in ``st.groups`` across decisions:
+    :meth:`GameState.give` and :meth:`GameState.take` forget the ranks they
+    change, and :func:`_fill` looks a rank up again when it is needed."""
+    groups = st.groups[seat]
+    if groups is None:
+        groups = st.groups[seat] = [None] * 18
     return groups
+
+
+def _fill(st: GameState, seat: int, groups: RankCards, rank: int) -> tuple[Card, ...]:
+    """The cards of ``rank`` that ``seat`` holds, low to high (and remember them)."""
+    hand = st.hands[seat]
+    cards: list[Card] = []
+    for card in CARDS_OF_RANK[rank]:
+        k = hand.get(card)
+        if k:
+            cards += [card] * k
+    held = groups[rank] = tuple(cards)
+    return held
+
+
+def _grouped(st: GameState, seat: int, special: frozenset[Card]) -> Groups:
+    """Per rank: (ordinary cards, special cards) held, in a fixed order."""
+    groups = _rank_cards(st, seat)
+    special_ranks = {c >> 4 for c in special}
+    out: Groups = []
+    for rank in range(18):
+        held = groups[rank]
+        if held is None:
+            held = _fill(st, seat, groups, rank)
+        if rank in special_ranks:
+            out.append((tuple(c for c in held if c not in special),
+                        tuple(c for c in held if c in special)))
+        else:
+            out.append((held, _NO_CARDS))
+    return out
 
 
 def _choices(group: tuple[tuple[Card, ...], tuple[Card, ...]],
@@ -59,18 +97,31 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     ``shapes_out``, the shape of each action is appended to it."""
     if not shapes:
         return []
-    groups = _grouped(st, seat)
-    play = A.PLAY
-    if not st.special_cards(seat):
-        big, small = groups[17][0], groups[16][0]
+    play = _PLAY_KIND
+    special = st.special_cards(seat)
+    if not special:
+        groups = _rank_cards(st, seat)
+        big = groups[17]
+        if big is None:
+            big = _fill(st, seat, groups, 17)
+        small = groups[16]
+        if small is None:
+            small = _fill(st, seat, groups, 16)
+        actions: list[Action] = []
+        for r, n, x, y in shapes:
+            held = groups[r]
+            if held is None:
+                held = _fill(st, seat, groups, r)
+            actions.append(_new(Action, (play, big[:y] + small[:x] + held[:n], None)))
         if shapes_out is not None:
             shapes_out.extend(shapes)
-        return [Action(play, big[:y] + small[:x] + groups[r][0][:n]) for r, n, x, y in shapes]
+        return actions
+    split = _grouped(st, seat, special)
     out: list[Action] = []
     for r, n, x, y in shapes:
-        for big_cards in _choices(groups[17], y):
-            for small_cards in _choices(groups[16], x):
-                for low in _choices(groups[r], n):
+        for big_cards in _choices(split[17], y):
+            for small_cards in _choices(split[16], x):
+                for low in _choices(split[r], n):
                     out.append(Action(play, big_cards + small_cards + low))
     if shapes_out is not None:
         shapes_out.extend(classify(a.cards, st.rules) for a in out)
@@ -80,6 +131,8 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
 def legal(st: GameState, shapes_out: list[Shape] | None = None) -> list[Action]:
     """Legal actions of the seat to act; with ``shapes_out``, the shape of
     each play action is appended to it (in the same order)."""
+    if shapes_out is None:
+        return legal_actions(st)
     seat = st.to_act
     assert seat is not None
     counts = st.counts[seat]
@@ -93,10 +146,146 @@ def legal(st: GameState, shapes_out: list[Shape] | None = None) -> list[Action]:
     return actions
 
 
+def legal_actions(st: GameState) -> list[Action]:
+    """Legal actions of the seat to act: the same list as :func:`legal`,
+    built straight from the hand's ranks where no card would reveal the
+    Guard (the common case), without making the shapes first."""
+    seat = st.to_act
+    assert seat is not None
+    last = st.last
+    rules = st.rules
+    if ((seat == st.guard and not st.guard_public and st.special_cards(seat))
+            or (last is not None and rules.kaopai and (last[1][2] or last[1][3]))):
+        return legal(st, [])
+    counts = st.counts[seat]
+    if last is None:
+        return _lead_actions(st, seat, counts, rules)
+    actions = _follow_actions(st, seat, counts, last[1], rules)
+    actions.append(_PASS)
+    if rules.lead_after_out is _APPLY and _may_ask_lead(st):
+        actions.append(_ASK_LEAD)
+    return actions
+
+
+def _lead_actions(st: GameState, seat: int, counts: list[int],
+                  rules: RuleSet) -> list[Action]:
+    """:func:`lead_shapes` made into actions, in the same order.
+
+    The actions of one rank are kept (in ``st.lead_blocks``) with the very
+    card tuples they were made from, and used again at the seat's next
+    lead while its cards of that rank and its jokers are still the same
+    tuples (``_fill`` makes new ones whenever they change)."""
+    groups = _rank_cards(st, seat)
+    blocks = st.lead_blocks[seat]
+    if blocks is None:
+        blocks = st.lead_blocks[seat] = [None] * 16
+    play = _PLAY_KIND
+    sj, bj = counts[16], counts[17]
+    big = groups[17]
+    if big is None:
+        big = _fill(st, seat, groups, 17)
+    small = groups[16]
+    if small is None:
+        small = _fill(st, seat, groups, 16)
+    # the jokers added to a play, in the order of lead_shapes (x, then y)
+    jokers = [big[:y] + small[:x] for x in range(sj + 1) for y in range(bj + 1)]
+    out: list[Action] = []
+    hold = rules.hold_sixes
+    plain_twos = not rules.jokers_with_twos
+    for r in range(3, 16):
+        c = counts[r]
+        if not c:
+            continue
+        held = groups[r]
+        if held is None:
+            held = _fill(st, seat, groups, r)
+        if hold and r == SIX:
+            if c + sj + bj == sum(counts):       # sixes only with the whole hand
+                out.append(_new(Action, (play, jokers[-1] + held, None)))
+            continue
+        block = blocks[r]
+        if block is not None and block[0] is held and block[1] is big and block[2] is small:
+            out += block[3]
+            continue
+        if len(jokers) == 1 or (r == TWO and plain_twos):
+            actions = [_new(Action, (play, held[:n], None)) for n in range(1, c + 1)]
+        else:
+            lows = [held[:n] for n in range(1, c + 1)]
+            actions = [_new(Action, (play, j + low, None)) for low in lows for j in jokers]
+        blocks[r] = (held, big, small, actions)
+        out += actions
+    if len(jokers) > 1:
+        block = blocks[0]
+        if block is None or block[1] is not big or block[2] is not small:
+            block = blocks[0] = (_NO_CARDS, big, small,
+                                 [_new(Action, (play, j, None)) for j in jokers[1:]])
+        out += block[3]
+    return out
+
+
+def _follow_actions(st: GameState, seat: int, counts: list[int],
+                    last: tuple[int, int, int, int], rules: RuleSet) -> list[Action]:
+    """:func:`follow_shapes` (without 烤牌) made into actions, in the same order."""
+    r1, n1, x1, y1 = last
+    out: list[Action] = []
+    if y1:
+        return out
+    total = n1 + x1
+    sj, bj = counts[16], counts[17]
+    if bj < x1:
+        return out
+    if not (sj or bj):
+        # the common case: only cards of one higher rank, as many as last time
+        higher = counts[r1 + 1:TWO + 1]
+        if not higher or max(higher) < total:
+            return out
+        if rules.hold_sixes and r1 < SIX and counts[SIX] >= total and total != sum(counts):
+            higher[SIX - r1 - 1] = 0
+        groups = _rank_cards(st, seat)
+        play = _PLAY_KIND
+        for r, c in enumerate(higher, r1 + 1):
+            if c >= total:
+                held = groups[r]
+                if held is None:
+                    held = _fill(st, seat, groups, r)
+                out.append(_new(Action, (play, held[:total], None)))
+        return out
+    size = sum(counts)
+    if size < total:
+        return out
+    groups = _rank_cards(st, seat)
+    big = groups[17]
+    if big is None:
+        big = _fill(st, seat, groups, 17)
+    small = groups[16]
+    if small is None:
+        small = _fill(st, seat, groups, 16)
+    play = _PLAY_KIND
+    hold = rules.hold_sixes
+    plain_twos = not rules.jokers_with_twos
+    for y in range(x1, min(bj, total) + 1):
+        for x in range(min(sj, total - y) + 1):
+            n = total - y - x
+            jokers = big[:y] + small[:x]
+            if n == 0:
+                out.append(_new(Action, (play, jokers, None)))
+                continue
+            for r in range(r1 + 1, TWO + 1):
+                if counts[r] < n or (r == TWO and (x or y) and plain_twos):
+                    continue
+                if hold and r == SIX and total != size:
+                    continue
+                held = groups[r]
+                if held is None:
+                    held = _fill(st, seat, groups, r)
+                out.append(_new(Action, (play, jokers + held[:n], None)))
+    return out
+
+
 def _may_ask_lead(st: GameState) -> bool:
     """申请接风: only the next player still in, answering the play with which
     its maker went out (RULES.md §5: "the next player may ask to lead")."""
-    return (st.rules.lead_after_out is LeadAfterOut.APPLY and st.last is not None
+    return (st.rules.lead_after_out is _APPLY and st.last is not None
             and st.last[0] in st.out and st.applicant is None and st.passes == 0
             and st.to_act == st.next_in(st.last[0]))
 
@@ -127,31 +316,62 @@ def apply(st: GameState, action: Action, shape: Shape | None = None) -> None:
     known to be legal (from :func:`legal`), which skips the checks."""
     seat = st.to_act
     assert seat is not None
-    if action.kind is A.PLAY:
+    kind = action.kind
+    if kind is _PLAY_KIND:
         if shape is None:
             shape = check_play(st, seat, action.cards)
-        _play(st, seat, shape, action.cards)
-    elif action.kind is A.PASS or action.kind is A.ASK_LEAD:
+        _play(st, seat, tuple(shape), action.cards)  # type: ignore[arg-type]
+    elif kind is _PASS_KIND or kind is _ASK_KIND:
         if st.last is None:
             raise IllegalAction("the leader must play (no pass when leading)")
-        if action.kind is A.ASK_LEAD:
+        if kind is _ASK_KIND:
             if not _may_ask_lead(st):
                 raise IllegalAction("接风 may be asked only by the next player, on the play "
                                     "with which a player went out, with lead_after_out=apply")
             st.applicant = seat
-            st.events.append(Event("ask_lead", seat))
+            st.events.append(_ASK_EVENTS[seat])
         else:
-            st.events.append(Event("pass", seat))
+            st.events.append(_PASS_EVENTS[seat])
         _after_pass(st, seat)
     else:
-        raise IllegalAction(f"{action.kind.value} is not a play-phase action")
+        raise IllegalAction(f"{kind.value} is not a play-phase action")
 
 
-def _play(st: GameState, seat: int, shape: Shape, cards: tuple[Card, ...]) -> None:
+def apply_legal(st: GameState, action: Action) -> None:
+    """Apply an action equal to one of :func:`legal_actions` (no checks).
+
+    Their cards run big jokers, small jokers, then cards of one rank, so
+    the shape of a play is read off the cards."""
+    seat = st.to_act
+    assert seat is not None
+    cards = action.cards
+    if not cards:
+        if action.kind is _ASK_KIND:
+            st.applicant = seat
+            st.events.append(_ASK_EVENTS[seat])
+        else:
+            st.events.append(_PASS_EVENTS[seat])
+        _after_pass(st, seat)
+        return
+    sj = bj = 0
+    for c in cards:
+        if c < 256:
+            break
+        if c < 272:
+            sj += 1
+        else:
+            bj += 1
+    n = len(cards) - sj - bj
+    _play(st, seat, (cards[-1] >> 4 if n else 0, n, sj, bj), cards)
+
+
+def _play(st: GameState, seat: int, shape: tuple[int, int, int, int],
+          cards: tuple[Card, ...]) -> None:
     st.take(seat, cards)
-    st.events.append(Event("play", seat, {"cards": [str(c) for c in cards]}))
-    _check_reveal(st, seat, cards)
-    st.last = (seat, tuple(shape), cards)  # type: ignore[assignment]
+    st.events.append(make_event("play", seat, {"cards": list(map(_TEXT, cards))}))
+    if seat == st.guard and not st.guard_public:
+        _check_reveal(st, seat, cards)
+    st.last = (seat, shape, cards)
     st.passes = 0
     st.applicant = None
     if not st.hands[seat]:
@@ -167,7 +387,7 @@ def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
     """Playing the Guard card, or the called card as Guard, shows the Guard."""
     if st.guard_public or seat != st.guard:
         return
-    if st.rules.guard_mode is GuardMode.CARD:
+    if st.rules.guard_mode is _CARD_MODE:
         shown = GUARD_CARD in cards
     else:
         copies = sum(1 for c in cards if c == st.called)
@@ -184,25 +404,35 @@ def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
 
 
 def _after_pass(st: GameState, seat: int) -> None:
-    assert st.last is not None
-    st.passes += 1
-    last_seat = st.last[0]
-    needed = 5 - len(st.out) - (0 if last_seat in st.out else 1)
-    if st.passes < needed:
-        st.to_act = st.next_in(seat)
-        return
-    if last_seat not in st.out:
-        leader = last_seat
-        reason = "round"
-    elif st.applicant is not None:
-        leader, reason = st.applicant, "ask_lead"
+    last = st.last
+    assert last is not None
+    passes = st.passes + 1
+    out = st.out
+    last_seat = last[0]
+    if not out:
+        if passes < 4:
+            st.passes = passes
+            st.to_act = (seat + 1) % 5
+            return
+        leader, reason = last_seat, "round"
     else:
-        leader, reason = _lead_after_out(st, last_seat), "lead_after_out"
+        needed = 5 - len(out) - (0 if last_seat in out else 1)
+        if passes < needed:
+            st.passes = passes
+            st.to_act = st.next_in(seat)
+            return
+        if last_seat not in out:
+            leader = last_seat
+            reason = "round"
+        elif st.applicant is not None:
+            leader, reason = st.applicant, "ask_lead"
+        else:
+            leader, reason = _lead_after_out(st, last_seat), "lead_after_out"
     st.last = None
     st.passes = 0
     st.applicant = None
     st.leader = st.to_act = leader
-    st.events.append(Event("lead", leader, {"reason": reason}))
+    st.events.append(make_event("lead", leader, {"reason": reason}))
 
 
 def _lead_after_out(st: GameState, out_seat: int) -> int:
@@ -219,7 +449,7 @@ def _lead_after_out(st: GameState, out_seat: int) -> int:
 
 def _is_over(st: GameState) -> bool:
     out = st.out
-    if st.rules.scoring is Scoring.PLACEMENT:
+    if st.rules.scoring is _PLACEMENT:
         return len(out) >= 4
     e = st.emperor
     if st.solo == "open":

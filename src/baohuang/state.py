@@ -6,8 +6,9 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
+from .actions import Action
 from .cards import EMPEROR_CARD, GUARD_CARD, Card, Deck, make_deck
 from .events import Event
 from .rules import GuardMode, RuleSet
@@ -16,6 +17,9 @@ from .scoring import SoloKind, TributeBasis, tribute_transfers
 __all__ = ["GameState", "IllegalAction", "Result", "Stage"]
 
 SEATS = range(5)
+
+#: The lead actions of one rank: (its cards, big jokers, small jokers, actions)
+LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], list[Action]]
 
 
 class IllegalAction(ValueError):
@@ -39,6 +43,12 @@ class Stage(StrEnum):
     KICK = "kick"              # 踢
     PLAY = "play"
     OVER = "over"
+
+
+_PLAY: Final = Stage.PLAY
+_CARD_MODE: Final = GuardMode.CARD
+_NO_CARDS: Final[frozenset[Card]] = frozenset()
+_GUARD_CARD_ONLY: Final = frozenset((GUARD_CARD,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +127,13 @@ class GameState:
     left: list[int] = field(default_factory=list)
     result: Result | None = None
     view_cache_rules: dict[str, Any] | None = None
-    # per seat: the special cards and the hand grouped by rank (see playphase)
-    groups: list[Any] = field(default_factory=lambda: [None] * 5)
+    # per seat: its cards of each rank, low to high, as far as known (None:
+    # not yet looked at); give/take forget the ranks they change (see playphase)
+    groups: list[list[tuple[Card, ...] | None] | None] = field(
+        default_factory=lambda: [None] * 5)
+    # per seat: the lead actions of each rank with the cards they were made of
+    lead_blocks: list[list[LeadBlock | None] | None] = field(
+        default_factory=lambda: [None] * 5)
     # per viewer: (events seen, their filtered dicts, cards played) for views
     view_cache: dict[int | None, tuple[int, list[dict[str, Any]], list[Card]]] = field(
         default_factory=dict)
@@ -132,22 +147,26 @@ class GameState:
 
     # -- cards ---------------------------------------------------------------
     def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
-        self.groups[seat] = None
-        hand, counts = self.hands[seat], self.counts[seat]
+        hand, counts, groups = self.hands[seat], self.counts[seat], self.groups[seat]
         for c in cards:
             hand[c] += 1
-            counts[c >> 4] += 1
+            r = c >> 4
+            counts[r] += 1
+            if groups is not None:
+                groups[r] = None
 
     def take(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
-        self.groups[seat] = None
-        hand, counts = self.hands[seat], self.counts[seat]
+        hand, counts, groups = self.hands[seat], self.counts[seat], self.groups[seat]
         for c in cards:
             n = hand[c] - 1
             if n:
                 hand[c] = n
             else:
-                del hand[c]
-            counts[c >> 4] -= 1
+                hand.pop(c)
+            r = c >> 4
+            counts[r] -= 1
+            if groups is not None:
+                groups[r] = None
 
     def holder(self, card: Card) -> int | None:
         for seat in SEATS:
@@ -164,11 +183,14 @@ class GameState:
         if held_back:
             cards.remove(EMPEROR_CARD)
         rng.shuffle(cards)
-        self.hands = [Counter() for _ in SEATS]
+        # Card i goes to seat dealer + i: each seat's cards in the order dealt.
+        self.hands = [Counter(cards[(seat - self.dealer) % 5::5]) for seat in SEATS]
         self.counts = [[0] * 18 for _ in SEATS]
+        for hand, counts in zip(self.hands, self.counts, strict=True):
+            for card, k in hand.items():
+                counts[card >> 4] += k
         self.groups = [None] * 5
-        for i, card in enumerate(cards):
-            self.give((self.dealer + i) % 5, (card,))
+        self.lead_blocks = [None] * 5
         self.events.append(Event("deal", None, {"deal": self.deal_no, "dealer": self.dealer}))
         if self.tribute is not None:
             self.give_tribute(self.tribute)
@@ -202,16 +224,18 @@ class GameState:
 
     def special_cards(self, seat: int) -> frozenset[Card]:
         """Cards whose play by ``seat`` would reveal a hidden Guard (or hidden solo)."""
-        if seat != self.guard or self.guard_public or self.stage is not Stage.PLAY:
-            return frozenset()
-        if self.rules.guard_mode is GuardMode.CARD:
-            return frozenset((GUARD_CARD,))
-        return frozenset((self.called,)) if self.called is not None else frozenset()
+        if seat != self.guard or self.guard_public or self.stage is not _PLAY:
+            return _NO_CARDS
+        if self.rules.guard_mode is _CARD_MODE:
+            return _GUARD_CARD_ONLY
+        return frozenset((self.called,)) if self.called is not None else _NO_CARDS
 
     def in_play(self, seat: int) -> bool:
         return seat not in self.out
 
     def next_in(self, seat: int) -> int:
+        if not self.out:
+            return (seat + 1) % 5
         for step in range(1, 6):
             s = (seat + step) % 5
             if s not in self.out:
