@@ -14,14 +14,18 @@ True
 from __future__ import annotations
 
 from .base import BOTS, Bot, bot_names, make_bot, register
+from .heuristic import HeuristicBot
 from .hosted import HostedBot, hosted_action
 from .random_bot import RandomBot
+from .search import SearchBot
 
 __all__ = [
            "BOTS",
            "Bot",
+           "HeuristicBot",
            "HostedBot",
            "RandomBot",
+           "SearchBot",
            "bot_names",
            "hosted_action",
            "make_bot",
