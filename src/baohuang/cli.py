@@ -35,6 +35,12 @@ def rules_command() -> None:
     Console().print(table)
 
 
+# `baohuang tournament` (duplicate tournaments between bots): tournament_cli.py
+from .tournament_cli import tournament_command  # noqa: E402
+
+app.command("tournament")(tournament_command)
+
+
 # `baohuang play` (one human seat against four bots in the terminal): terminal.py
 from .terminal import play_command  # noqa: E402
 
