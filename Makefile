@@ -4,18 +4,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint typecheck unit bench install clean
+.PHONY: play serve test lint typecheck unit bench bench-server install clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,postgres]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 play: $(STAMP)
 	$(BIN)/baohuang play
+
+serve: $(STAMP)
+	$(BIN)/baohuang serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -31,6 +34,9 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
+
+bench-server: $(STAMP)
+	$(BIN)/python bench/server.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -47,6 +47,13 @@ from .terminal import play_command  # noqa: E402
 app.command("play")(play_command)
 
 
+# `baohuang serve` and `baohuang loadtest` (the game server): server/commands.py
+from .server.commands import loadtest_command, serve_command  # noqa: E402
+
+app.command("serve")(serve_command)
+app.command("loadtest")(loadtest_command)
+
+
 def main() -> None:
     app()
 

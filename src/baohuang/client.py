@@ -1,0 +1,331 @@
+"""An async client for the 保皇 server: log in, make or find a table, and play
+it with any registered bot or your own function — over the WebSocket protocol
+of docs/protocol.md, reconnecting with backoff and resyncing when the
+connection drops.
+
+    import asyncio
+    from baohuang.client import Client
+
+    async def main() -> None:
+        client = Client("http://127.0.0.1:8000")
+        await client.guest("my-bot")
+        table = await client.create_table(bots={"1": "hosted", "2": "hosted",
+                                                "3": "hosted", "4": "hosted"})
+        result = await client.play(table["id"], "heuristic")
+        print(result.games[-1]["result"]["scores"])
+
+    asyncio.run(main())
+
+A program with a token (``Client(url, token=...)``) plays the same way; the
+player may be a bot name, a :class:`~baohuang.bots.Bot`, or a function
+``(view, legal) -> action`` (sync or async).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import msgspec
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from .actions import Action, ActionKind
+from .bots import Bot, make_bot
+from .cards import Card, parse_card
+from .state import Stage
+from .views import View
+
+__all__ = ["Client", "ClientError", "PlayResult", "Player", "view_from_dict"]
+
+Decision = Action | Awaitable[Action]
+Player = Bot | str | Callable[[View, Sequence[Action]], Decision]
+
+
+class ClientError(RuntimeError):
+    """The server refused an HTTP request (``code`` from docs/protocol.md §2)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        self.status, self.code, self.message = status, code, message
+        super().__init__(f"{status} {code}: {message}")
+
+
+_CARD_CACHE: dict[str, Card] = {}
+
+
+def _card(text: str) -> Card:
+    card = _CARD_CACHE.get(text)
+    if card is None:
+        card = _CARD_CACHE[text] = parse_card(text)
+    return card
+
+
+def _cards(items: Sequence[str]) -> tuple[Card, ...]:
+    cache = _CARD_CACHE
+    return tuple(cache[c] if c in cache else _card(c) for c in items)
+
+
+def _action(data: dict[str, Any]) -> Action:
+    seat = data.get("seat")
+    return Action(ActionKind(data["kind"]), _cards(data.get("cards", ())),
+                  seat if isinstance(seat, int) else None)
+
+
+def view_from_dict(data: dict[str, Any]) -> View:
+    """A :class:`View` from its ``to_dict()`` form (as sent by the server).
+
+    >>> import baohuang as bh
+    >>> game = bh.Game.new(seed=3)
+    >>> view = game.view(game.to_act)
+    >>> view_from_dict(view.to_dict()) == view
+    True
+    """
+    last = data.get("last_play")
+    return View(
+        seat=data["seat"], stage=Stage(data["stage"]), to_act=data["to_act"],
+        dealer=data["dealer"], deal_no=data["deal_no"], rules=dict(data["rules"]),
+        hand=_cards(data["hand"]), hand_counts=tuple(data["hand_counts"]),
+        candidate=data["candidate"], emperor=data["emperor"], guard=data["guard"],
+        role=data["role"], solo=data["solo"],
+        called=None if data["called"] is None else _card(data["called"]),
+        guard_open=data["guard_open"], rebels=tuple(data["rebels"]), kicks=data["kicks"],
+        stake=data["stake"], leader=data["leader"],
+        last_play=None if last is None else (last["seat"], _cards(last["cards"])),
+        out=tuple(data["out"]), left=tuple(data["left"]), played=_cards(data["played"]),
+        events=tuple(data.get("events", ())),
+        legal_actions=tuple(_action(a) for a in data["legal_actions"]),
+        result=data["result"],
+        hands={int(s): _cards(cs) for s, cs in data["hands"].items()})
+
+
+@dataclass
+class PlayResult:
+    """What happened while playing a table."""
+
+    table: dict[str, Any] = field(default_factory=dict)
+    seat: int | None = None
+    games: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    messages: int = 0
+    bytes: int = 0
+    resyncs: int = 0
+    reconnects: int = 0
+    sent: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (version, action)
+    latencies: list[float] = field(default_factory=list)   # act sent → own event back (s)
+
+
+MessageHook = Callable[[dict[str, Any]], None]
+_decode = msgspec.json.Decoder(dict[str, Any]).decode
+
+
+class Client:
+    """One user's connection to a server (``http://host:port``)."""
+
+    def __init__(self, server: str, token: str | None = None, *,
+                 http: httpx.AsyncClient | None = None) -> None:
+        self.server = server.rstrip("/")
+        self.token = token
+        self.user: dict[str, Any] | None = None
+        self._http = http
+
+    # -- HTTP ---------------------------------------------------------------------------
+    async def request(self, method: str, path: str, body: Any = None) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        if self._http is not None:
+            response = await self._http.request(method, self.server + path, json=body,
+                                                headers=headers)
+        else:
+            async with httpx.AsyncClient(timeout=30) as http:
+                response = await http.request(method, self.server + path, json=body,
+                                              headers=headers)
+        data = response.json()
+        if response.status_code >= 400:
+            err = data.get("error", {}) if isinstance(data, dict) else {}
+            raise ClientError(response.status_code, err.get("code", "error"),
+                              err.get("message", response.text))
+        return data
+
+    async def _login(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = await self.request("POST", path, body)
+        self.token, self.user = data["token"], data["user"]
+        return dict(data["user"])
+
+    async def guest(self, name: str) -> dict[str, Any]:
+        """Play as a guest named ``name``; returns the user."""
+        return await self._login("/api/guest", {"name": name})
+
+    async def register(self, name: str, password: str) -> dict[str, Any]:
+        return await self._login("/api/register", {"name": name, "password": password})
+
+    async def login(self, name: str, password: str) -> dict[str, Any]:
+        return await self._login("/api/login", {"name": name, "password": password})
+
+    async def create_table(self, **spec: Any) -> dict[str, Any]:
+        """Create a table (``preset``, ``options``, ``timeout``, ``games``, ``bots``…)."""
+        return dict(await self.request("POST", "/api/tables", spec))
+
+    async def quickplay(self, **spec: Any) -> dict[str, Any]:
+        return dict(await self.request("POST", "/api/quickplay", spec))
+
+    async def history(self) -> list[dict[str, Any]]:
+        return list((await self.request("GET", "/api/history"))["games"])
+
+    async def replay(self, game_id: int) -> dict[str, Any]:
+        return dict(await self.request("GET", f"/api/games/{game_id}/replay"))
+
+    # -- WebSocket ------------------------------------------------------------------------
+    def ws_url(self) -> str:
+        base = "ws" + self.server[4:] if self.server.startswith("http") else self.server
+        return base + "/ws"
+
+    async def play(self, table: str, player: Player | None = "hosted", *,
+                   watch: bool = False, seed: int = 0, threaded: bool = False,
+                   on_message: MessageHook | None = None, auto_unhost: bool = True,
+                   max_backoff: float = 5.0, games: int | None = None) -> PlayResult:
+        """Join ``table`` and play (or with ``watch=True`` only watch) until the match
+        is over, or until ``games`` games are over.  A bot name makes that bot with
+        ``seed``; ``threaded`` runs the player's thinking in a thread."""
+        session = _Session(self, table, _decider(player, seed), watch=watch,
+                           threaded=threaded, on_message=on_message, auto_unhost=auto_unhost,
+                           games=games)
+        delay = 0.05
+        while True:
+            try:
+                headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+                async with websockets.connect(self.ws_url(), additional_headers=headers,
+                                              max_size=None, open_timeout=10) as ws:
+                    delay = 0.05
+                    if await session.run(ws):
+                        return session.result
+            except (ConnectionClosed, OSError, InvalidStatus, TimeoutError):
+                pass
+            session.result.reconnects += 1
+            await asyncio.sleep(delay * (1 + random.random()))
+            delay = min(max_backoff, delay * 2)
+
+
+def _decider(player: Player | None, seed: int) -> Callable[[View, Sequence[Action]], Decision] \
+        | None:
+    if player is None:
+        return None
+    if isinstance(player, str):
+        player = make_bot(player, seed)
+    if isinstance(player, Bot):
+        return player.choose
+    return player
+
+
+class _Session:
+    """The state of one ``Client.play`` across reconnects."""
+
+    def __init__(self, client: Client, table: str,
+                 decide: Callable[[View, Sequence[Action]], Decision] | None, *, watch: bool,
+                 threaded: bool, on_message: MessageHook | None, auto_unhost: bool,
+                 games: int | None) -> None:
+        self.client, self.table, self.decide = client, table, decide
+        self.watch, self.threaded, self.on_message = watch, threaded, on_message
+        self.auto_unhost, self.games = auto_unhost, games
+        self.version: int | None = None
+        self.acted_at: int | None = None
+        self.sent_at = 0.0
+        self.result = PlayResult()
+        self.done = False
+        self.last: tuple[dict[str, Any], int] | None = None
+
+    async def run(self, ws: Any) -> bool:
+        """Play on one connection; True when finished."""
+        await ws.send(json.dumps({"type": "join", "table": self.table,
+                                  "as": "watcher" if self.watch else "player",
+                                  "version": self.version}))
+        self.acted_at = None
+        async for raw in ws:
+            msg = _decode(raw)
+            self.result.messages += 1
+            self.result.bytes += len(raw)
+            if self.on_message is not None:
+                self.on_message(msg)
+            await self._handle(ws, msg)
+            if self.done:
+                await ws.close()
+                return True
+        return False
+
+    async def _handle(self, ws: Any, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "table":
+            self._table(msg)
+            await self._unhost(ws)
+        elif kind == "snapshot":
+            self.version = msg["version"]
+            await self._maybe_act(ws, msg["view"], msg["version"])
+        elif kind == "event":
+            if self.version is not None and msg["version"] != self.version + 1:
+                if msg["version"] > self.version + 1:
+                    self.result.resyncs += 1
+                    await ws.send(json.dumps({"type": "resync", "version": self.version}))
+                return
+            self.version = msg["version"]
+            ev = msg["event"]
+            if self.sent_at and ev.get("seat") == self.result.seat:
+                self.result.latencies.append(time.perf_counter() - self.sent_at)
+                self.sent_at = 0.0
+            if msg["version"] == msg["latest"]:
+                await self._maybe_act(ws, msg["view"], msg["version"])
+        elif kind == "game_over":
+            if not any(g["game"] == msg["game"] for g in self.result.games):
+                self.result.games.append(msg)
+            if msg["match"]["over"] or (self.games is not None
+                                        and len(self.result.games) >= self.games):
+                self.done = True
+        elif kind == "error":
+            self.result.errors.append(msg)
+            code = msg.get("code")
+            if code == "no_table":
+                raise ClientError(404, "no_table", msg.get("message", ""))
+            if code == "stale":
+                self.acted_at = None          # a newer event is on its way: act on it
+            elif code == "rate_limited" and msg.get("ref") == "act" and self.last is not None:
+                await asyncio.sleep(0.1)      # too fast: send the same decision again
+                self.acted_at = None
+                await self._maybe_act(ws, *self.last)
+
+    def _table(self, msg: dict[str, Any]) -> None:
+        self.result.table = msg["table"]
+        self.result.seat = msg["you"]["seat"]
+        if msg["table"]["status"] in ("finished", "dissolved") and self.result.games and \
+                self.result.games[-1]["match"]["over"]:
+            self.done = True
+
+    async def _unhost(self, ws: Any) -> None:
+        seat = self.result.seat
+        if not self.auto_unhost or seat is None or self.decide is None:
+            return
+        info = self.result.table["seats"][seat]
+        if info and info["hosted"] and not info["locked"] and info["connected"]:
+            await ws.send(json.dumps({"type": "hosted", "on": False}))
+
+    async def _maybe_act(self, ws: Any, view_data: dict[str, Any], version: int) -> None:
+        self.last = (view_data, version)
+        if self.decide is None or not view_data["legal_actions"] or self.acted_at == version:
+            return
+        if view_data["to_act"] != view_data["seat"]:
+            return
+        view = view_from_dict(view_data)
+        legal = list(view.legal_actions)
+        if self.threaded:
+            decision = await asyncio.to_thread(self.decide, view, legal)
+        else:
+            decision = self.decide(view, legal)
+        action = await decision if inspect.isawaitable(decision) else decision
+        self.acted_at = version
+        self.sent_at = time.perf_counter()
+        data = action.to_dict()
+        self.result.sent.append((version, data))
+        await ws.send(json.dumps({"type": "act", "action": data, "version": version}))

@@ -1,0 +1,60 @@
+"""The ``baohuang serve`` and ``baohuang loadtest`` commands (registered in
+``baohuang.cli``).  The server stack is imported only when a command runs."""
+
+from __future__ import annotations
+
+import typer
+
+__all__ = ["loadtest_command", "serve_command"]
+
+
+def serve_command(
+    host: str = typer.Option("127.0.0.1", help="address to listen on"),
+    port: int = typer.Option(8000, help="port to listen on"),
+    db: str | None = typer.Option(
+        None, help="database URL (default: SQLite file data/baohuang.db; "
+        "PostgreSQL: postgresql+asyncpg://user:password@host/name)"),
+    bot_delay: float = typer.Option(0.6, help="seconds a server bot waits before moving"),
+    hosted_delay: float = typer.Option(0.5, help="seconds 托管 waits before moving"),
+    away_grace: float = typer.Option(
+        10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
+    next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
+    log_level: str = typer.Option("info", help="debug, info, warning or error"),
+) -> None:
+    """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
+    from .app import serve
+    from .config import ServerConfig, default_db_url
+
+    config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
+                          hosted_delay=hosted_delay, away_grace=away_grace,
+                          next_game_delay=next_game_delay)
+    serve(host, port, config, log_level)
+
+
+def loadtest_command(
+    server: str = typer.Option("http://127.0.0.1:8000", help="server URL"),
+    tables: int = typer.Option(10, help="tables to fill, five client bots each"),
+    games: int = typer.Option(1, help="games per table (a match)"),
+    bot: str = typer.Option("hosted", help="the bot every client plays with"),
+    think: float = typer.Option(0.0, help="seconds each client waits before moving, on "
+                                "average (0.5–1.5× at random)"),
+    processes: int = typer.Option(1, help="client processes to spread the clients over"),
+    timeout: float | None = typer.Option(None, help="stop clients still playing after this "
+                                         "many seconds (counted as errors)"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+) -> None:
+    """Fill TABLES tables with five WebSocket client bots each and report throughput,
+    errors, resyncs and move→broadcast latency."""
+    import asyncio
+    import json
+
+    from .loadtest import run_loadtest
+
+    report = asyncio.run(run_loadtest(server, tables=tables, games=games, bot=bot,
+                                      think=think, processes=processes, timeout=timeout))
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        typer.echo(report.text())
+    if report.errors or report.games_finished < tables * games:
+        raise typer.Exit(1)

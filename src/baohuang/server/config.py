@@ -1,0 +1,57 @@
+"""Server settings: where the database lives and the limits of a connection.
+
+>>> cfg = ServerConfig(db_url="sqlite+aiosqlite:///:memory:")
+>>> cfg.max_message_bytes, cfg.send_queue
+(4096, 256)
+>>> default_db_url("/srv/bh")
+'sqlite+aiosqlite:////srv/bh/baohuang.db'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["ServerConfig", "default_data_dir", "default_db_url"]
+
+
+def default_data_dir() -> Path:
+    """``$BAOHUANG_DATA_DIR`` or ``./data`` (created on first start)."""
+    return Path(os.environ.get("BAOHUANG_DATA_DIR", "data"))
+
+
+def default_db_url(data_dir: str | Path | None = None) -> str:
+    """An SQLite file ``baohuang.db`` in the data directory."""
+    directory = Path(data_dir) if data_dir is not None else default_data_dir()
+    return f"sqlite+aiosqlite:///{directory.absolute() / 'baohuang.db'}"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything the server can be told.  Times are in seconds."""
+
+    db_url: str = field(default_factory=default_db_url)
+    #: largest message a client may send
+    max_message_bytes: int = 4096
+    #: messages per second a connection may send on average, and the burst allowed
+    rate_per_second: float = 50.0
+    burst: int = 100
+    #: refused messages within ``abuse_window`` seconds that close the socket (1008)
+    abuse_limit: int = 20
+    abuse_window: float = 10.0
+    #: messages waiting to be sent to one connection before it is dropped as too slow
+    send_queue: int = 256
+    #: pause before a 托管 move and before a server bot's move (so people can follow)
+    hosted_delay: float = 0.5
+    bot_delay: float = 0.6
+    #: pause between the games of a match
+    next_game_delay: float = 4.0
+    #: how long a disconnected player's seat waits before 托管 plays it
+    away_grace: float = 10.0
+    #: extra origins browsers may connect from (besides the server's host and localhost)
+    allowed_origins: tuple[str, ...] = ()
+    #: finished tables stay in memory (for late watchers) this long
+    keep_finished: float = 600.0
+    #: WebSocket keep-alive pings
+    ping_interval: float = 20.0

@@ -1,0 +1,126 @@
+"""One WebSocket connection as tables see it: a user, a bounded send queue
+and a writer task.  A table never waits for a client: :meth:`Connection.send`
+only queues, and a connection whose queue is full is closed (1008) — it can
+reconnect and resync."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket
+
+from .protocol import encode, error_message
+from .storage import UserRecord
+
+if TYPE_CHECKING:
+    from .tables import Table
+
+__all__ = ["Connection"]
+
+log = logging.getLogger("baohuang.server")
+_ids = itertools.count(1)
+
+
+class Connection:
+    """A client connection.  ``table`` and ``seat`` are set by the table it joined."""
+
+    def __init__(self, websocket: WebSocket, user: UserRecord | None, queue_size: int, *,
+                 abuse_limit: int = 20, abuse_window: float = 10.0) -> None:
+        self.id = next(_ids)
+        self.websocket = websocket
+        self.user = user
+        #: the table this connection's messages go to (set on ``join``, before the table
+        #: has handled it); ``table`` is set by the table itself
+        self.route: Table | None = None
+        self.table: Table | None = None
+        self.seat: int | None = None
+        self.closed = False
+        self.close_code: int | None = None
+        self._queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(maxsize=queue_size)
+        self._writer: asyncio.Task[None] | None = None
+        self._flushing = False
+        self._strikes: deque[float] = deque()
+        self._abuse_limit = abuse_limit
+        self._abuse_window = abuse_window
+
+    def __repr__(self) -> str:
+        who = self.user.name if self.user else "anonymous"
+        return f"<Connection {self.id} {who} seat={self.seat}>"
+
+    def start(self) -> None:
+        self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, text: str) -> None:
+        """Queue one message; drop the connection if it cannot keep up."""
+        if self.closed:
+            return
+        try:
+            self._queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.info("dropping %r: send queue full", self)
+            self.close(1008, "send queue full: reading too slowly")
+
+    def send_json(self, message: dict[str, Any]) -> None:
+        self.send(encode(message))
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        """Refuse a message; too many refusals in a short time close the socket (1008)."""
+        self.send(encode(error_message(code, message, ref)))
+        now = time.monotonic()
+        self._strikes.append(now)
+        while self._strikes and now - self._strikes[0] > self._abuse_window:
+            self._strikes.popleft()
+        if len(self._strikes) > self._abuse_limit:
+            self.close(1008, "too many refused messages", flush=True)
+
+    def close(self, code: int, reason: str, *, flush: bool = False) -> None:
+        """Close from the server side (the reader then sees the disconnect).  With
+        ``flush`` the messages already queued are sent first."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        if flush and self._writer is not None:
+            try:
+                self._queue.put_nowait((code, reason))
+                self._flushing = True
+                return
+            except asyncio.QueueFull:
+                pass
+        if self._writer is not None:
+            self._writer.cancel()
+        asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.websocket.close(code, reason)
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                item = await self._queue.get()
+                if isinstance(item, tuple):           # close after a flush
+                    await self._close(*item)
+                    return
+                await self.websocket.send_text(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.closed = True
+
+    async def stop(self) -> None:
+        """Called when the reader is done: end the writer (after its flush, if any)."""
+        self.closed = True
+        if self._writer is not None and self._flushing:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._writer), 5)
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._writer

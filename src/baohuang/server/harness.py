@@ -1,0 +1,168 @@
+"""Running a real server on loopback for tests and benchmarks: in a thread of
+this process (:class:`ServerThread`) or as a separate ``baohuang serve``
+process that can be killed (:class:`ServerProcess`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+import uvicorn
+from sqlalchemy.engine import make_url
+
+from .app import create_app, uvicorn_config
+from .config import ServerConfig
+
+__all__ = ["ServerProcess", "ServerThread", "free_port", "pg_database"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+class ServerThread:
+    """``with ServerThread(config) as server: server.url`` — uvicorn in a thread."""
+
+    def __init__(self, config: ServerConfig, static_dir: Path | None = None, *,
+                 send_buffer: int | None = None) -> None:
+        """``send_buffer``: the kernel send buffer of every accepted socket (bytes), to
+        act out a slow network."""
+        self.config = config
+        self.static_dir = static_dir
+        self.send_buffer = send_buffer
+        self.port = 0
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ServerThread:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if self.send_buffer is not None:      # inherited by accepted sockets
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        app = create_app(self.config, self.static_dir)
+        self._server = uvicorn.Server(uvicorn_config(app, self.config, "127.0.0.1", self.port,
+                                                     log_level="warning"))
+        self._thread = threading.Thread(target=self._run, args=(sock,), daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if self._error is not None or not self._thread.is_alive():
+                raise RuntimeError(f"the server did not start: {self._error!r}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("the server did not start within 30 s")
+            time.sleep(0.01)
+        return self
+
+    def _run(self, sock: socket.socket) -> None:
+        assert self._server is not None
+        try:
+            asyncio.run(self._server.serve(sockets=[sock]))
+        except BaseException as exc:  # pragma: no cover - reported by __enter__
+            self._error = exc
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+
+class ServerProcess:
+    """``baohuang serve`` as a child process (to be killed and restarted)."""
+
+    def __init__(self, db_url: str, port: int | None = None, *args: str,
+                 log: Path | None = None) -> None:
+        self.db_url = db_url
+        self.port = port or free_port()
+        self.args = args
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> None:
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "baohuang.cli", "serve", "--port", str(self.port),
+             "--db", self.db_url, "--log-level", "warning", *self.args],
+            stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.05)
+        raise TimeoutError("the server did not answer within the timeout")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def pg_database(base_url: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database next to ``base_url``'s (dropped afterwards);
+    yields its SQLAlchemy URL."""
+    import asyncpg
+
+    url = make_url(base_url)
+    name = f"bh_test_{uuid.uuid4().hex[:12]}"
+    admin = url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(admin)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

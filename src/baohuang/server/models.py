@@ -1,0 +1,115 @@
+"""The database tables (SQLAlchemy Core).  The Alembic migrations in
+``migrations/versions`` create exactly these; change both together.
+
+- ``users``: accounts (guests have no ``name_key``/``password_hash``), totals and rating.
+- ``sessions``: login tokens, stored as SHA-256 digests.
+- ``tables``: a table's settings, seats and match totals.
+- ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
+- ``actions``: every accepted action of a game in order (the game record).
+- ``game_players``: who sat where in a finished game and what they scored (history).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+)
+
+__all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
+
+metadata = MetaData()
+
+users = Table(
+    "users", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(24), nullable=False),
+    Column("name_key", String(24), unique=True, nullable=True),
+    Column("password_hash", String(200), nullable=True),
+    Column("guest", Boolean, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("points", Integer, nullable=False, default=0),
+    Column("games", Integer, nullable=False, default=0),
+    Column("wins", Integer, nullable=False, default=0),
+    Column("leaves", Integer, nullable=False, default=0),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+)
+
+sessions = Table(
+    "sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+tables = Table(
+    "tables", metadata,
+    Column("id", String(16), primary_key=True),
+    Column("code", String(8), unique=True, nullable=False),
+    Column("owner", Integer, ForeignKey("users.id"), nullable=True),
+    Column("preset", String(32), nullable=True),
+    Column("rules", JSON, nullable=False),
+    Column("timeout", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("autostart", Boolean, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("seats", JSON, nullable=False),
+    Column("totals", JSON, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("finished", Float, nullable=True),
+    Index("ix_tables_status", "status"),
+)
+
+games = Table(
+    "games", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", String(16), ForeignKey("tables.id"), nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("dealer", Integer, nullable=False),
+    Column("tribute", JSON, nullable=True),
+    Column("rules", JSON, nullable=False),
+    Column("seats", JSON, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("result", JSON, nullable=True),
+    Column("scored", Boolean, nullable=True),
+    Column("hosted", JSON, nullable=False),
+    Column("started", Float, nullable=False),
+    Column("finished", Float, nullable=True),
+    UniqueConstraint("table_id", "idx", name="uq_games_table_idx"),
+)
+
+actions = Table(
+    "actions", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("seat", Integer, nullable=True),
+    Column("action", JSON, nullable=False),
+    Column("source", String(12), nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+game_players = Table(
+    "game_players", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=True),
+    Column("bot", String(32), nullable=True),
+    Column("name", String(24), nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("place", Integer, nullable=True),
+    Column("finished", Float, nullable=False),
+    Index("ix_game_players_user", "user_id", "finished"),
+)

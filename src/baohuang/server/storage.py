@@ -1,0 +1,347 @@
+"""The database: SQLAlchemy 2 async on SQLite (WAL) or PostgreSQL (asyncpg).
+
+:func:`open_storage` creates the SQLite file's directory, applies the Alembic
+migrations and returns a :class:`Storage`.  Actions are written through one
+writer task that groups the writes of all tables into one transaction
+(group commit): a table awaits its write before it tells anybody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    Connection,
+    Engine,
+    create_engine,
+    delete,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from .models import actions, game_players, games, sessions, tables, users
+
+__all__ = ["NameTaken", "Storage", "UserRecord", "migrate", "open_storage"]
+
+log = logging.getLogger("baohuang.server")
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class NameTaken(ValueError):
+    """A registered name that is already in use."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserRecord:
+    """One account as stored."""
+
+    id: int
+    name: str
+    guest: bool
+    points: int
+    games: int
+    wins: int
+    leaves: int
+    mu: float
+    sigma: float
+
+
+def _user(row: Any) -> UserRecord:
+    return UserRecord(row["id"], row["name"], bool(row["guest"]), row["points"], row["games"],
+                      row["wins"], row["leaves"], row["mu"], row["sigma"])
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """An async engine; for an SQLite file its directory is created first."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+
+
+def _upgrade(connection: Connection) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+async def migrate(engine: AsyncEngine) -> None:
+    """Apply every Alembic migration not yet applied."""
+    async with engine.begin() as conn:
+        await conn.run_sync(_upgrade)
+
+
+async def open_storage(url: str) -> Storage:
+    """Connect, migrate, and start the action writer."""
+    engine = make_engine(url)
+    await migrate(engine)
+    storage = Storage(engine)
+    storage.start()
+    return storage
+
+
+class Storage:
+    """Every read and write the server does."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        # SQLite: the action writer uses a plain (sync) engine in one worker thread, one
+        # thread hand-off per batch instead of one per statement through aiosqlite
+        self._sync: Engine | None = None
+        if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+            self._sync = create_engine(engine.url.set(drivername="sqlite"),
+                                       connect_args={"timeout": 30}, pool_size=1,
+                                       max_overflow=0)
+            event.listen(self._sync, "connect", _sqlite_pragmas)
+        self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def start(self) -> None:
+        self._writer = asyncio.get_running_loop().create_task(self._write_actions())
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            while self._pending:
+                await asyncio.sleep(0.01)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        await self.engine.dispose()
+        if self._sync is not None:
+            self._sync.dispose()
+
+    # -- actions (group commit) -------------------------------------------------
+    async def append_action(self, game_id: int, seq: int, seat: int | None,
+                            action: dict[str, Any], source: str) -> None:
+        """Write one accepted action; returns once it is committed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        row = {"game_id": game_id, "seq": seq, "seat": seat, "action": action,
+               "source": source, "at": time.time()}
+        self._pending.append((row, future))
+        self._wake.set()
+        await future
+
+    async def _write_actions(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if not batch:
+                continue
+            try:
+                await self._insert_actions([row for row, _ in batch])
+            except Exception:
+                await self._write_one_by_one(batch)
+            else:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(None)
+
+    async def _insert_actions(self, rows: list[dict[str, Any]]) -> None:
+        if self._sync is not None:
+            await asyncio.to_thread(self._insert_actions_sync, self._sync, rows)
+        else:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(actions), rows)
+
+    @staticmethod
+    def _insert_actions_sync(engine: Engine, rows: list[dict[str, Any]]) -> None:
+        with engine.begin() as conn:
+            conn.execute(insert(actions), rows)
+
+    async def _write_one_by_one(self, batch: list[tuple[dict[str, Any],
+                                                       asyncio.Future[None]]]) -> None:
+        for row, future in batch:
+            try:
+                await self._insert_actions([row])
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                if not future.done():
+                    future.set_result(None)
+
+    # -- users and sessions ---------------------------------------------------------
+    async def create_user(self, name: str, *, name_key: str | None, password_hash: str | None,
+                          guest: bool, mu: float, sigma: float) -> UserRecord:
+        values = {"name": name, "name_key": name_key, "password_hash": password_hash,
+                  "guest": guest, "created": time.time(), "points": 0, "games": 0, "wins": 0,
+                  "leaves": 0, "mu": mu, "sigma": sigma}
+        try:
+            async with self.engine.begin() as conn:
+                result = await conn.execute(insert(users).returning(users.c.id), values)
+                user_id = int(result.scalar_one())
+        except IntegrityError:
+            raise NameTaken(f"the name {name!r} is taken") from None
+        return _user({**values, "id": user_id})
+
+    async def user(self, user_id: int) -> UserRecord | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(users).where(users.c.id == user_id))).first()
+        return None if row is None else _user(row._mapping)
+
+    async def login_row(self, name_key: str) -> tuple[UserRecord, str | None] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(users).where(users.c.name_key == name_key))).first()
+        return None if row is None else (_user(row._mapping), row.password_hash)
+
+    async def set_password_hash(self, user_id: int, password_hash: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(update(users).where(users.c.id == user_id)
+                               .values(password_hash=password_hash))
+
+    async def add_session(self, token_hash: str, user_id: int) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(insert(sessions), {"token_hash": token_hash, "user_id": user_id,
+                                                  "created": time.time()})
+
+    async def session_user(self, token_hash: str) -> UserRecord | None:
+        query = select(users).join(sessions, sessions.c.user_id == users.c.id).where(
+            sessions.c.token_hash == token_hash)
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _user(row._mapping)
+
+    async def delete_session(self, token_hash: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
+
+    async def leaderboard(self, limit: int = 50) -> list[UserRecord]:
+        query = (select(users).where(users.c.guest.is_(False), users.c.games > 0)
+                 .order_by(users.c.points.desc(), users.c.id).limit(limit))
+        async with self.engine.connect() as conn:
+            return [_user(r._mapping) for r in await conn.execute(query)]
+
+    # -- tables and games --------------------------------------------------------------
+    async def insert_table(self, values: dict[str, Any]) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(insert(tables), values)
+
+    async def code_in_use(self, code: str) -> bool:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(tables.c.id).where(tables.c.code == code))).first()
+        return row is not None
+
+    async def update_table(self, table_id: str, **values: Any) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(update(tables).where(tables.c.id == table_id).values(**values))
+
+    async def unfinished_tables(self) -> list[dict[str, Any]]:
+        query = select(tables).where(tables.c.status.in_(("open", "playing"))).order_by(
+            tables.c.created)
+        async with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in await conn.execute(query)]
+
+    async def table_games(self, table_id: str) -> list[dict[str, Any]]:
+        """The games of a table in order, each with its ``actions`` (dicts, in order)."""
+        async with self.engine.connect() as conn:
+            rows = [dict(r._mapping) for r in await conn.execute(
+                select(games).where(games.c.table_id == table_id).order_by(games.c.idx))]
+            for row in rows:
+                row["actions"] = [dict(r._mapping) for r in await conn.execute(
+                    select(actions).where(actions.c.game_id == row["id"])
+                    .order_by(actions.c.seq))]
+        return rows
+
+    async def insert_game(self, values: dict[str, Any]) -> int:
+        async with self.engine.begin() as conn:
+            result = await conn.execute(insert(games).returning(games.c.id), values)
+            return int(result.scalar_one())
+
+    async def update_game(self, game_id: int, **values: Any) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(update(games).where(games.c.id == game_id).values(**values))
+
+    async def finish_game(self, game_id: int, *, result: dict[str, Any], scored: bool,
+                          hosted: Any, players: Sequence[dict[str, Any]],
+                          user_updates: Sequence[dict[str, Any]], table_id: str,
+                          totals: list[int]) -> None:
+        """Record a finished game, its players, the users' new totals and ratings and
+        the table's match totals — in one transaction."""
+        now = time.time()
+        async with self.engine.begin() as conn:
+            await conn.execute(update(games).where(games.c.id == game_id).values(
+                status="over", result=result, scored=scored, hosted=hosted, finished=now))
+            await conn.execute(insert(game_players), [
+                {**p, "game_id": game_id, "finished": now} for p in players])
+            for change in user_updates:
+                await conn.execute(update(users).where(users.c.id == change["id"]).values(
+                    points=users.c.points + change["points"],
+                    games=users.c.games + change["games"],
+                    wins=users.c.wins + change["wins"],
+                    leaves=users.c.leaves + change["leaves"],
+                    **({"mu": change["mu"], "sigma": change["sigma"]}
+                       if "mu" in change else {})))
+            await conn.execute(update(tables).where(tables.c.id == table_id)
+                               .values(totals=totals))
+
+    # -- history and replay ------------------------------------------------------------------
+    async def history(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:
+        mine = (select(game_players.c.game_id, game_players.c.seat, game_players.c.score,
+                       game_players.c.place, games.c.table_id, games.c.idx.label("index"),
+                       games.c.result,
+                       games.c.scored, games.c.finished)
+                .join(games, games.c.id == game_players.c.game_id)
+                .where(game_players.c.user_id == user_id)
+                .order_by(game_players.c.finished.desc(), game_players.c.game_id.desc())
+                .limit(limit))
+        async with self.engine.connect() as conn:
+            rows = [dict(r._mapping) for r in await conn.execute(mine)]
+            ids = [r["game_id"] for r in rows]
+            players: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+            if ids:
+                query = (select(game_players).where(game_players.c.game_id.in_(ids))
+                         .order_by(game_players.c.game_id, game_players.c.seat))
+                for r in await conn.execute(query):
+                    players[r.game_id].append({"seat": r.seat, "name": r.name,
+                                               "user_id": r.user_id, "bot": r.bot})
+        return [{**row, "players": players[row["game_id"]]} for row in rows]
+
+    async def game(self, game_id: int) -> dict[str, Any] | None:
+        """One game with its ``actions`` and ``players`` (if finished)."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
+            if row is None:
+                return None
+            out = dict(row._mapping)
+            out["actions"] = [dict(r._mapping) for r in await conn.execute(
+                select(actions).where(actions.c.game_id == game_id).order_by(actions.c.seq))]
+            out["players"] = [dict(r._mapping) for r in await conn.execute(
+                select(game_players).where(game_players.c.game_id == game_id)
+                .order_by(game_players.c.seat))]
+        return out

@@ -1,0 +1,129 @@
+"""The WebSocket endpoint ``/ws``: checks the Origin, finds the session,
+reads messages (size limit, rate limit, decoding) and hands each to its
+table's queue.  Nothing here touches a game."""
+
+from __future__ import annotations
+
+import logging
+import time
+from urllib.parse import urlsplit
+
+from starlette.websockets import WebSocket
+
+from .accounts import user_json
+from .config import ServerConfig
+from .connection import Connection
+from .protocol import Join, Ping, ProtocolError, decode_client, message_type
+from .state import server_state, session_user
+from .tables import ClientInput, Disconnect
+
+__all__ = ["TokenBucket", "origin_allowed", "websocket_endpoint"]
+
+log = logging.getLogger("baohuang.server")
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+class TokenBucket:
+    """``rate`` messages per second on average, ``burst`` at once.
+
+    >>> bucket = TokenBucket(rate=1.0, burst=2, now=0.0)
+    >>> [bucket.take(0.0), bucket.take(0.0), bucket.take(0.0), bucket.take(1.0)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, rate: float, burst: int, now: float | None = None) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic() if now is None else now
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+def origin_allowed(origin: str | None, host: str | None, config: ServerConfig) -> bool:
+    """Browsers may connect from the server's own host or from localhost.
+
+    >>> cfg = ServerConfig(db_url="sqlite+aiosqlite://")
+    >>> origin_allowed(None, "example.org", cfg), origin_allowed("https://example.org",
+    ...     "example.org", cfg), origin_allowed("https://evil.test", "example.org", cfg)
+    (True, True, False)
+    >>> origin_allowed("http://localhost:5173", "example.org", cfg)
+    True
+    """
+    if origin is None:
+        return True
+    if origin in config.allowed_origins:
+        return True
+    parts = urlsplit(origin)
+    if parts.hostname in LOCAL_HOSTS:
+        return True
+    return host is not None and parts.netloc.lower() == host.lower()
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    state = server_state(websocket)
+    config = state.config
+    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
+                          config):
+        await websocket.close(1008, "origin not allowed")
+        return
+    user = await session_user(websocket)
+    await websocket.accept()
+    conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
+                      abuse_window=config.abuse_window)
+    conn.start()
+    conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
+                    "limits": {"max_message_bytes": config.max_message_bytes,
+                               "rate_per_second": config.rate_per_second,
+                               "burst": config.burst}})
+    bucket = TokenBucket(config.rate_per_second, config.burst)
+    try:
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            data: str | bytes | None = message.get("text")
+            if data is None:
+                data = message.get("bytes") or b""
+            size = len(data.encode() if isinstance(data, str) else data)
+            if size > config.max_message_bytes:
+                conn.error("too_large", f"a message has at most {config.max_message_bytes} "
+                           f"bytes, this one has {size}")
+                continue
+            if not bucket.take():
+                conn.error("rate_limited", f"more than {config.rate_per_second:g} messages "
+                           "per second", message_type(data))
+                continue
+            try:
+                msg = decode_client(data)
+            except ProtocolError as exc:
+                conn.error(exc.code, exc.message, message_type(data))
+                continue
+            if isinstance(msg, Ping):
+                conn.send_json({"type": "pong"})
+            elif isinstance(msg, Join):
+                table = state.lobby.get(msg.table)
+                if table is None:
+                    conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+                    continue
+                if conn.route is not None and conn.route is not table:
+                    conn.route.post(Disconnect(conn))
+                conn.route = table
+                table.post(ClientInput(conn, msg))
+            elif conn.route is None:
+                conn.error("not_joined", "send join first", message_type(data))
+            else:
+                conn.route.post(ClientInput(conn, msg))
+    except Exception:
+        log.debug("connection %r ended with an error", conn, exc_info=True)
+    finally:
+        if conn.route is not None:
+            conn.route.post(Disconnect(conn))
+        await conn.stop()

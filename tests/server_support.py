@@ -1,0 +1,173 @@
+"""Shared pieces of the server tests: a real ``baohuang serve`` on loopback
+(SQLite file, or PostgreSQL when BAOHUANG_TEST_PG_URL is set), guest clients,
+and a bare WebSocket client for protocol-level checks."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from baohuang.client import Client, PlayResult
+from baohuang.server.harness import ServerProcess, pg_database
+
+PG_ENV = "BAOHUANG_TEST_PG_URL"
+#: server flags that make games run as fast as clients answer
+FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0",
+        "--away-grace", "30")
+
+NO_PG = "PostgreSQL not configured: set BAOHUANG_TEST_PG_URL (.ci/run starts one)"
+DATABASES = [pytest.param("sqlite", id="sqlite"),
+             pytest.param("postgres", id="postgres",
+                          marks=pytest.mark.skipif(not os.environ.get(PG_ENV), reason=NO_PG))]
+
+
+@contextlib.contextmanager
+def database(kind: str, directory: Path) -> Iterator[str]:
+    """A fresh database URL of ``kind`` (``sqlite`` or ``postgres``)."""
+    if kind == "sqlite":
+        yield f"sqlite+aiosqlite:///{directory / 'baohuang.db'}"
+    else:
+        with pg_database(os.environ[PG_ENV]) as url:
+            yield url
+
+
+@contextlib.contextmanager
+def running_server(kind: str, directory: Path, *flags: str) -> Iterator[ServerProcess]:
+    with database(kind, directory) as url:
+        server = ServerProcess(url, None, *(flags or FAST), log=directory / "server.log")
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+_SHARED: dict[str, ServerProcess] = {}
+
+
+def shared_server(kind: str) -> ServerProcess:
+    """One ``baohuang serve`` per database kind for the whole test session (started on
+    first use, stopped when the session ends): tests that do not kill the server
+    share it, as players share a real one."""
+    if kind not in _SHARED:
+        directory = Path(tempfile.mkdtemp(prefix=f"bh-server-{kind}-"))
+        stack = contextlib.ExitStack()
+        _SHARED[kind] = stack.enter_context(running_server(kind, directory))
+
+        def stop() -> None:
+            stack.close()
+            shutil.rmtree(directory, ignore_errors=True)
+        atexit.register(stop)
+    return _SHARED[kind]
+
+
+async def guests(url: str, count: int, prefix: str = "p") -> list[Client]:
+    clients = [Client(url) for _ in range(count)]
+    for index, client in enumerate(clients):
+        await client.guest(f"{prefix}{index}")
+    return clients
+
+
+async def play_together(clients: list[Client], table_id: str, player: str = "hosted",
+                        **kwargs: Any) -> list[PlayResult]:
+    """Every client plays ``table_id`` until the match is over."""
+    return await asyncio.wait_for(asyncio.gather(*(
+        c.play(table_id, player, seed=i, **kwargs) for i, c in enumerate(clients))), 120)
+
+
+class Raw:
+    """A bare WebSocket client: sends what it is told, collects what comes back."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.seen: list[dict[str, Any]] = []
+
+    @classmethod
+    async def connect(cls, url: str, token: str | None = None,
+                      headers: dict[str, str] | None = None) -> Raw:
+        extra = dict(headers or {})
+        if token:
+            extra["Authorization"] = f"Bearer {token}"
+        ws = await websockets.connect(url.replace("http", "ws", 1) + "/ws",
+                                      additional_headers=extra, max_size=None)
+        raw = cls(ws)
+        hello = await raw.recv()
+        assert hello["type"] == "hello"
+        return raw
+
+    async def send(self, message: dict[str, Any] | str | bytes) -> None:
+        await self.ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
+
+    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.seen.append(message)
+        return message
+
+    async def recv_type(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+        """The next message of type ``kind`` (skipping others)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.01, end - loop.time()))
+            if message["type"] == kind:
+                return message
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def raw_play(raw: Raw, *, until: int | None = None, version: int | None = None,
+                   start: dict[str, Any] | None = None) -> int | None:
+    """Play (托管's choices) on a joined bare connection until the table version reaches
+    ``until`` right after one of our own moves, or the game is over; returns the
+    last version seen.  ``start``: a message already received to act upon first."""
+    from baohuang.bots import hosted_action
+    from baohuang.client import view_from_dict
+
+    acted = False
+    pending = start
+    while True:
+        msg, pending = (pending, None) if pending is not None else (await raw.recv(30), None)
+        kind = msg["type"]
+        if kind == "game_over":
+            return version
+        if kind not in ("event", "snapshot"):
+            continue
+        if kind == "event" and start is None:
+            assert version is None or msg["version"] == version + 1, (version, msg["version"])
+        start = None
+        version = msg["version"]
+        latest = msg.get("latest", version)
+        if version != latest:
+            continue                  # more events of the same action follow
+        if acted and until is not None and version >= until:
+            return version
+        acted = False
+        view = msg["view"]
+        if view["legal_actions"] and view["to_act"] == view["seat"]:
+            parsed = view_from_dict(view)
+            action = hosted_action(parsed, list(parsed.legal_actions))
+            await raw.send({"type": "act", "action": action.to_dict(), "version": version})
+            acted = True
+
+
+async def catch_up(raw: Raw) -> list[dict[str, Any]]:
+    """Read events until one brings us to the latest version."""
+    events = []
+    while True:
+        msg = await raw.recv()
+        if msg["type"] == "event":
+            events.append(msg)
+            if msg["version"] == msg["latest"]:
+                return events

@@ -1,0 +1,215 @@
+"""Reconnecting, 托管 (timeouts, the toggle and its lock, all on 托管) and leaving
+mid-game, against a real server (RULES.md §7)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from server_support import Raw, catch_up, guests, raw_play, shared_server
+
+import baohuang as bh
+from baohuang.client import Client, PlayResult
+from baohuang.server.harness import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def server() -> ServerProcess:
+    return shared_server("sqlite")
+
+
+async def _seat_up(url: str, spec: dict[str, Any], humans: int = 4
+                   ) -> tuple[list[Client], Client, dict[str, Any]]:
+    """A table with ``humans`` library clients (not yet playing) and one more guest."""
+    clients = await guests(url, humans + 1, "h")
+    table = await clients[0].create_table(**spec)
+    return clients[:humans], clients[humans], table
+
+
+def test_disconnect_and_reconnect_resyncs(server: ServerProcess) -> None:
+    async def main() -> tuple[list[PlayResult], list[dict[str, Any]], list[dict[str, Any]],
+                              dict[str, Any], int]:
+        others, me, table = await _seat_up(server.url, {"seed": 21, "timeout": 60})
+        plays = [asyncio.create_task(c.play(table["id"], "hosted", seed=i))
+                 for i, c in enumerate(others)]
+        raw = await Raw.connect(server.url, me.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        left_at = await raw_play(raw, until=25)
+        assert left_at is not None
+        await raw.close()
+        await asyncio.sleep(0.5)      # the others play on until it is our turn again
+        back = await Raw.connect(server.url, me.token)
+        await back.send({"type": "join", "table": table["id"], "version": left_at})
+        first = await back.recv()
+        assert first["type"] == "table" and first["you"]["seat"] is not None
+        missed = await catch_up(back)
+        assert missed[-1]["view"]["to_act"] == first["you"]["seat"], "the table waits for us"
+        await back.send({"type": "resync", "version": left_at})
+        again = await catch_up(back)
+        await raw_play(back, version=again[-1]["version"], start=again[-1])
+        results = await asyncio.wait_for(asyncio.gather(*plays), 60)
+        game_over = next(m for m in back.seen if m["type"] == "game_over")
+        return results, missed, again, game_over, left_at
+
+    results, missed, again, game_over, left_at = asyncio.run(main())
+    # the missed events came as events (no snapshot), from right after our version
+    assert [m["version"] for m in missed] == list(range(left_at + 1, left_at + 1 + len(missed)))
+    assert len(missed) > 1, "the others played while we were away"
+    assert [m["event"] for m in again] == [m["event"] for m in missed]
+    assert all(r.games[0]["result"] == game_over["result"] for r in results)
+
+
+def test_timeout_puts_the_seat_on_hosted(server: ServerProcess) -> None:
+    async def main() -> tuple[list[PlayResult], dict[str, Any], list[dict[str, Any]]]:
+        others, me, table = await _seat_up(server.url, {"seed": 3, "timeout": 0.2})
+        idle = await Raw.connect(server.url, me.token)
+        await idle.send({"type": "join", "table": table["id"]})
+        plays = [c.play(table["id"], "hosted", seed=i) for i, c in enumerate(others)]
+        results = await asyncio.wait_for(asyncio.gather(*plays), 90)
+        await idle.recv_type("game_over", 30)
+        history = await me.history()
+        return results, await me.replay(history[0]["game_id"]), idle.seen
+
+    results, replay, seen = asyncio.run(main())
+    seat = next(m["you"]["seat"] for m in seen if m["type"] == "table")
+    mine = [step for step in replay["steps"] if step["seat"] == seat]
+    assert mine[0]["source"] == "timeout"
+    assert {s["source"] for s in mine[1:]} <= {"hosted"} and len(mine) > 1
+    tables = [m["table"]["seats"][seat] for m in seen if m["type"] == "table"]
+    assert any(s["hosted"] and s["hosted_count"] == 1 for s in tables)
+    assert results[0].games[0]["scored"] is True
+
+
+def test_hosted_toggle_locks_after_the_fourth_time(server: ServerProcess) -> None:
+    async def main() -> list[dict[str, Any]]:
+        client = Client(server.url)
+        await client.guest("toggler")
+        table = await client.quickplay(bots="hosted", seed=8, timeout=60)
+        raw = await Raw.connect(server.url, client.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        await raw.recv_type("snapshot")
+        for on in (True, False, True, False, True, False, True, False):
+            await raw.send({"type": "hosted", "on": on})
+        error = await raw.recv_type("error")
+        await raw.recv_type("game_over", 60)
+        return [error, *raw.seen]
+
+    seen = asyncio.run(main())
+    error = seen[0]
+    assert error["code"] == "locked" and error["ref"] == "hosted"
+    seats = [m["table"]["seats"][0] for m in seen[1:] if m["type"] == "table"]
+    assert max(s["hosted_count"] for s in seats) == 4
+    assert seats[-1]["locked"] and seats[-1]["hosted"]
+
+
+def test_leaving_mid_game_costs_the_penalty(server: ServerProcess) -> None:
+    async def main() -> tuple[list[PlayResult], dict[str, Any], dict[str, Any], int]:
+        others, me, table = await _seat_up(server.url, {"seed": 4, "timeout": 60})
+        plays = [asyncio.create_task(c.play(table["id"], "hosted", seed=i))
+                 for i, c in enumerate(others)]
+        raw = await Raw.connect(server.url, me.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        seat = (await raw.recv_type("table"))["you"]["seat"]
+        await raw_play(raw, until=20)
+        await raw.send({"type": "leave"})
+        await raw.recv_type("left")
+        results = await asyncio.wait_for(asyncio.gather(*plays), 60)
+        history = await me.history()
+        return results, await me.replay(history[0]["game_id"]), \
+            await me.request("GET", "/api/me"), seat
+
+    results, replay, user, seat = asyncio.run(main())
+    record = replay["record"]
+    assert {"kind": "leave", "seat": seat} in record["actions"]
+    result = bh.Game.from_record(record).result
+    assert result is not None and result.to_dict() == results[0].games[0]["result"]
+    stayed = dict(record, actions=[a for a in record["actions"] if a["kind"] != "leave"])
+    without = bh.Game.from_record(stayed).result
+    assert without is not None
+    assert result.scores[seat] == without.scores[seat] - 40
+    assert [s for i, s in enumerate(result.scores) if i != seat] == \
+        [s for i, s in enumerate(without.scores) if i != seat]
+    assert user["leaves"] == 1
+    sources = {s["source"] for s in replay["steps"] if s["seat"] == seat}
+    assert "leave" in sources and "hosted" in sources
+
+
+def test_all_five_on_hosted_is_not_scored_and_dissolves(server: ServerProcess) -> None:
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        clients = await guests(server.url, 5, "afk")
+        table = await clients[0].create_table(seed=6, timeout=60, games=2)
+        raws = [await Raw.connect(server.url, c.token) for c in clients]
+        for raw in raws:
+            await raw.send({"type": "join", "table": table["id"]})
+        for raw in raws:
+            await raw.recv_type("snapshot")
+            await raw.send({"type": "hosted", "on": True})
+        overs = [await raw.recv_type("game_over", 60) for raw in raws]
+        return overs, [await c.request("GET", "/api/me") for c in clients]
+
+    overs, users = asyncio.run(main())
+    for over in overs:
+        assert over["scored"] is False and over["totals"] == [0] * 5
+        assert over["match"]["over"] and over["match"]["status"] == "dissolved"
+    assert all(u["games"] == 0 and u["points"] == 0 for u in users)
+
+
+def test_a_timeout_of_the_guard_is_not_shown_while_the_guard_decides(
+        server: ServerProcess) -> None:
+    """While the Guard decides 明保/暗保 nobody else may learn who decides: the Guard's
+    timeout (and so 托管) shows in the others' TableState only after the decision."""
+    from baohuang.bots import hosted_action
+    from baohuang.client import view_from_dict
+
+    async def player(raw: Raw, log: list[tuple[str, dict[str, Any]]]) -> None:
+        stage, idle = "emperor", False
+        while True:
+            msg = await raw.recv(30)
+            if msg["type"] == "game_over":
+                return
+            if msg["type"] == "table":
+                log.append((stage, msg))
+                continue
+            if msg["type"] not in ("event", "snapshot"):
+                continue
+            view = msg["view"]
+            stage = view["stage"]
+            if msg.get("latest", msg["version"]) != msg["version"] or \
+                    not view["legal_actions"] or view["to_act"] != view["seat"]:
+                continue
+            if stage == "guard" or idle:
+                idle = True                        # the Guard lets its time run out and
+                continue                           # leaves the rest to 托管
+            parsed = view_from_dict(view)
+            action = hosted_action(parsed, list(parsed.legal_actions))
+            await raw.send({"type": "act", "action": action.to_dict(),
+                            "version": msg["version"]})
+
+    async def main() -> tuple[list[list[tuple[str, dict[str, Any]]]], dict[str, Any]]:
+        clients = await guests(server.url, 5, "g")
+        table = await clients[0].create_table(seed=12, timeout=1.0)
+        raws = [await Raw.connect(server.url, c.token) for c in clients]
+        logs: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in raws]
+        for raw in raws:
+            await raw.send({"type": "join", "table": table["id"]})
+        await asyncio.wait_for(asyncio.gather(*(player(r, log)
+                                                for r, log in zip(raws, logs, strict=True))),
+                               90)
+        history = await clients[0].history()
+        return logs, await clients[0].replay(history[0]["game_id"])
+
+    logs, replay = asyncio.run(main())
+    guard = next(s["seat"] for s in replay["steps"] if s["source"] == "timeout")
+    assert replay["steps"][[s["source"] for s in replay["steps"]].index("timeout")][
+        "action"]["kind"] in ("guard_hidden", "solo_hidden")
+    for log in logs:
+        me = log[0][1]["you"]["seat"]
+        if me == guard:
+            continue
+        stages = [stage for stage, _ in log]
+        last = len(stages) - 1 - stages[::-1].index("guard")
+        during = [m["table"]["seats"][guard]["hosted"] for stage, m in log if stage == "guard"]
+        after = [m["table"]["seats"][guard]["hosted"] for _, m in log[last + 1:]]
+        assert not any(during), "the Guard's 托管 showed while the Guard decided"
+        assert after and after[0], "it shows once the decision is made"

@@ -1,0 +1,36 @@
+"""``baohuang loadtest`` against a real server: tables fill, games finish, and the
+report has the numbers it promises."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from server_support import shared_server
+from typer.testing import CliRunner
+
+from baohuang.cli import app
+from baohuang.server.harness import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def server() -> ServerProcess:
+    return shared_server("sqlite")
+
+
+def test_loadtest_command_reports_a_clean_run(server: ServerProcess) -> None:
+    result = CliRunner().invoke(app, ["loadtest", "--server", server.url, "--tables", "2",
+                                      "--games", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["games_finished"] == report["games_expected"] == 2
+    assert report["errors"] == 0 and report["clients"] == 10
+    assert report["messages"] > report["moves"] > 100
+    assert 0 < report["latency_ms"]["p50"] <= report["latency_ms"]["p99"]
+
+
+def test_loadtest_fails_when_games_do_not_finish(server: ServerProcess) -> None:
+    result = CliRunner().invoke(app, ["loadtest", "--server", server.url, "--tables", "1",
+                                      "--timeout", "0.5"])
+    assert result.exit_code == 1
+    assert "timeout" in result.output
