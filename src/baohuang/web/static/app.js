@@ -1,0 +1,113 @@
+// The application shell: header, language toggle, user, router, banner.
+import { applyStatic, getLang, onLangChange, setLang, t } from './i18n.js';
+import { ApiError, get, post } from './api.js';
+import { clear, free, h } from './dom.js';
+import { LobbyScreen } from './lobby.js';
+import { TableScreen } from './table.js';
+import { HistoryScreen, ReplayScreen } from './replay.js';
+
+class App {
+  constructor() {
+    this.user = null;
+    this.rules = null;
+    this.bots = null;
+    this.screen = null;
+    this.bannerKey = null;
+    this.main = document.getElementById('app');
+  }
+
+  async start() {
+    document.documentElement.lang = getLang() === 'zh' ? 'zh-CN' : 'en';
+    applyStatic();
+    document.querySelector('[data-testid="lang-toggle"]').addEventListener('click', () => {
+      setLang(getLang() === 'zh' ? 'en' : 'zh');
+    });
+    onLangChange(() => {
+      applyStatic();
+      this.renderUser();
+      this.renderBanner();
+      if (this.screen) this.screen.render();
+    });
+    window.addEventListener('hashchange', () => this.route());
+    try {
+      this.user = await get('/api/me');
+    } catch {
+      this.user = null;
+    }
+    this.renderUser();
+    this.route();
+  }
+
+  setUser(user) {
+    this.user = user;
+    this.renderUser();
+  }
+
+  // A session for playing: the current user, or a new guest.
+  async ensureUser(name, force = false) {
+    if (this.user && !force) return this.user;
+    const guestName = name || `${t('guest_default')}${Math.floor(100 + Math.random() * 900)}`;
+    const res = await post('/api/guest', { name: guestName });
+    this.setUser(res.user);
+    return res.user;
+  }
+
+  async loadRules() {
+    if (!this.rules) {
+      this.rules = await get('/api/rules');
+      this.bots = this.rules.bots || null;
+    }
+    return this.rules;
+  }
+
+  renderUser() {
+    const box = document.getElementById('user');
+    clear(box);
+    if (this.user) {
+      const title = this.user.title ? this.user.title[getLang()] : '';
+      box.appendChild(h('span', { class: 'user', testid: 'user' }, free(this.user.name, 'strong'),
+        title ? h('span', { class: 'level' }, title) : null));
+    }
+  }
+
+  banner(key, testid) {
+    this.bannerKey = key ? { key, testid } : null;
+    this.renderBanner();
+  }
+
+  renderBanner() {
+    const el = document.getElementById('banner');
+    clear(el);
+    el.hidden = !this.bannerKey;
+    if (this.bannerKey) {
+      el.dataset.testid = this.bannerKey.testid || 'banner';
+      el.appendChild(h('span', { class: 'spinner' }));
+      el.appendChild(document.createTextNode(t(this.bannerKey.key)));
+    } else {
+      delete el.dataset.testid;
+    }
+  }
+
+  route() {
+    const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+    if (this.screen) this.screen.unmount();
+    clear(this.main);
+    const [kind, arg] = parts;
+    let screen;
+    if ((kind === 't' || kind === 'w') && arg) {
+      screen = new TableScreen(this, arg, kind === 'w' ? 'watcher' : 'player');
+      this.loadRules().catch(() => {});
+    } else if (kind === 'history') screen = new HistoryScreen(this);
+    else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
+    else screen = new LobbyScreen(this);
+    this.screen = screen;
+    document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();
+    screen.mount(this.main);
+  }
+}
+
+const app = new App();
+window.baohuang = app;
+app.start().catch((err) => {
+  if (!(err instanceof ApiError)) console.error(err);
+});

@@ -1,0 +1,66 @@
+// Role-phase decisions (选皇帝, 抢独, 叫侍卫, 明保/暗保, 明独/暗独, 造反, 踢) as a dialog
+// built from the view's legal_actions.
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { cardEl, cardName } from './cardview.js';
+
+// The i18n key of a choice's label, given the stage (decline means different things).
+export function choiceKey(stage, action) {
+  if (action.kind === 'decline') return `choice_decline_${stage}`;
+  if (action.kind === 'solo_open' && stage === 'emperor_solo') return 'choice_solo_open_early';
+  return `choice_${action.kind}`;
+}
+
+export function choiceHelpKey(stage, action, rules) {
+  if (action.kind === 'abdicate') return `help_abdicate_${rules.abdication || 'none'}`;
+  if (action.kind === 'decline') return `help_decline_${stage}`;
+  return `help_${action.kind}`;
+}
+
+// The dialog element.  send(action) is called with the chosen action.
+export function decisionDialog(view, send) {
+  const stage = view.stage;
+  const rules = view.rules || {};
+  const legal = view.legal_actions || [];
+  const calls = legal.filter((a) => a.kind === 'call');
+  const others = legal.filter((a) => a.kind !== 'call');
+  let n = 0;
+  const buttons = others.map((action) => {
+    n += 1;
+    const label = t(choiceKey(stage, action));
+    return h('button', {
+      class: `decision ${action.kind === 'decline' ? 'secondary' : 'primary'}`,
+      testid: 'decision',
+      'data-choice': action.kind,
+      'data-key': n,
+      onclick: () => send(action),
+    },
+    h('span', { class: 'key-hint' }, String(n)),
+    h('span', { class: 'choice-label' }, label),
+    h('span', { class: 'choice-help' }, t(choiceHelpKey(stage, action, rules))));
+  });
+  const callButtons = calls.map((action) => {
+    n += 1;
+    const card = action.cards[0];
+    return h('button', {
+      class: 'decision call',
+      testid: 'decision',
+      'data-choice': 'call',
+      'data-card': card,
+      'data-key': n,
+      title: t('call_card', { card: cardName(card) }),
+      onclick: () => send(action),
+    }, h('span', { class: 'key-hint' }, String(n)), cardEl(card, { mini: true }));
+  });
+  return h('div', { class: 'dialog decision-dialog', role: 'dialog', 'aria-modal': 'false',
+    'aria-labelledby': 'decision-title' },
+  h('h2', { id: 'decision-title' }, t(`stage_title_${stage}`)),
+  h('p', { class: 'dialog-text' }, t(`stage_text_${stage}`, stageParams(view))),
+  callButtons.length ? h('div', { class: 'call-grid' }, callButtons) : null,
+  h('div', { class: 'choices' }, buttons),
+  h('p', { class: 'dialog-keys' }, t('keys_decision')));
+}
+
+function stageParams(view) {
+  return { stake: view.stake, called: view.called ? cardName(view.called) : '' };
+}

@@ -1,0 +1,44 @@
+// Tiny DOM helpers: h('div', {class: 'x', testid: 'hand', onclick: f}, child, ...).
+
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'testid') el.dataset.testid = value;
+    else if (key === 'style' && typeof value === 'object') Object.assign(el.style, value);
+    else if (key.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === 'html') el.innerHTML = value;
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else if (child instanceof Node) el.appendChild(child);
+    else el.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+// Text that comes from users (names) and so is exempt from translation.
+export function free(text, cls = '') {
+  return h('span', { class: `free ${cls}`.trim() }, text);
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+export function svg(markup, cls = '') {
+  const span = document.createElement('span');
+  span.className = `icon ${cls}`.trim();
+  span.innerHTML = markup;
+  return span;
+}

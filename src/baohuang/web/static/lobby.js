@@ -1,0 +1,305 @@
+// The lobby: play against bots, account, join by code, open tables, create a table.
+import { clear, free, h } from './dom.js';
+import { getLang, t } from './i18n.js';
+import { ApiError, get, post } from './api.js';
+
+export function errorText(err) {
+  if (err instanceof ApiError && err.code) {
+    const key = `err_${err.code}`;
+    const text = t(key);
+    if (text !== key) return text;
+  }
+  return t('err_generic');
+}
+
+export class LobbyScreen {
+  constructor(app) {
+    this.app = app;
+    this.tables = [];
+    this.rules = null;
+    this.form = null;
+    this.error = null;
+    this.busy = false;
+  }
+
+  async mount(root) {
+    this.root = root;
+    this.render();
+    try {
+      const [tables, rules] = await Promise.all([get('/api/tables'), this.app.loadRules()]);
+      this.tables = tables.tables || [];
+      this.rules = rules;
+    } catch (err) {
+      this.error = errorText(err);
+    }
+    this.render();
+  }
+
+  unmount() {}
+
+  async refreshTables() {
+    try {
+      this.tables = (await get('/api/tables')).tables || [];
+    } catch (err) {
+      this.error = errorText(err);
+    }
+    this.render();
+  }
+
+  async playVsBots() {
+    if (this.busy) return;
+    this.busy = true;
+    this.error = null;
+    this.render();
+    try {
+      await this.app.ensureUser(this.guestName());
+      const body = {};
+      const bot = this.root.querySelector('#quick-bot');
+      if (bot && bot.value) body.bots = bot.value;
+      const res = await post('/api/quickplay', body);
+      location.hash = `#/t/${res.id}`;
+    } catch (err) {
+      this.error = errorText(err);
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  guestName() {
+    const input = this.root.querySelector('#guest-name');
+    return input && input.value.trim() ? input.value.trim() : null;
+  }
+
+  async account(kind) {
+    const name = this.root.querySelector('#acct-name').value.trim();
+    const password = this.root.querySelector('#acct-password').value;
+    this.error = null;
+    try {
+      const res = await post(`/api/${kind}`, { name, password });
+      this.app.setUser(res.user);
+    } catch (err) {
+      this.error = errorText(err);
+    }
+    this.render();
+  }
+
+  async guest() {
+    this.error = null;
+    try {
+      await this.app.ensureUser(this.guestName(), true);
+    } catch (err) {
+      this.error = errorText(err);
+    }
+    this.render();
+  }
+
+  async logout() {
+    try {
+      await post('/api/logout');
+    } catch { /* already out */ }
+    this.app.setUser(null);
+    this.render();
+  }
+
+  joinCode(role) {
+    const code = this.root.querySelector('#join-code').value.trim();
+    if (!code) {
+      this.error = t('err_code_empty');
+      this.render();
+      return;
+    }
+    const m = code.match(/#\/[tw]\/([^/?#\s]+)/);
+    location.hash = `#/${role === 'watcher' ? 'w' : 't'}/${encodeURIComponent(m ? m[1] : code)}`;
+  }
+
+  async createTable(ev) {
+    ev.preventDefault();
+    const f = ev.target;
+    const preset = f.elements.preset.value;
+    const options = {};
+    const base = this.rules.presets[preset] || {};
+    for (const [name, spec] of Object.entries(this.rules.options)) {
+      const el = f.elements[`opt_${name}`];
+      if (!el) continue;
+      let value;
+      if (spec.type === 'bool') value = el.checked;
+      else if (spec.type === 'int') value = Number(el.value);
+      else value = el.value;
+      if (value !== base[name]) options[name] = value;
+    }
+    const bots = {};
+    if (f.elements.fill_bots.checked) {
+      for (const s of [1, 2, 3, 4]) bots[String(s)] = f.elements.bot_kind.value;
+    }
+    const body = {
+      preset, options,
+      timeout: Number(f.elements.timeout.value),
+      games: Number(f.elements.games.value),
+      autostart: f.elements.autostart.checked,
+    };
+    if (Object.keys(bots).length) body.bots = bots;
+    this.error = null;
+    try {
+      await this.app.ensureUser(this.guestName());
+      const res = await post('/api/tables', body);
+      location.hash = `#/t/${res.id}`;
+    } catch (err) {
+      this.error = errorText(err);
+      this.render();
+    }
+  }
+
+  render() {
+    if (!this.root) return;
+    clear(this.root);
+    const user = this.app.user;
+    const bots = (this.rules && this.rules.bots) || this.app.bots || ['hosted'];
+    this.root.appendChild(h('div', { class: 'lobby' },
+      h('section', { class: 'panel hero' },
+        h('h1', {}, t('lobby_title')),
+        h('p', { class: 'lead' }, t('lobby_lead')),
+        h('button', { class: 'btn huge primary', testid: 'play-vs-bots', disabled: this.busy,
+          onclick: () => this.playVsBots() }, t('btn_play_vs_bots')),
+        h('label', { class: 'inline' }, t('quick_bots'), ' ',
+          h('select', { id: 'quick-bot' }, bots.map((b) => h('option', { value: b }, botLabel(b))))),
+        this.error ? h('p', { class: 'message bad', testid: 'lobby-error', role: 'alert' }, this.error) : null),
+      h('section', { class: 'panel account', testid: 'account' },
+        h('h2', {}, t('account_title')),
+        user ? this.userBox(user) : this.loginBox()),
+      h('section', { class: 'panel join' },
+        h('h2', {}, t('join_title')),
+        h('div', { class: 'row' },
+          h('input', { id: 'join-code', placeholder: t('join_placeholder'), testid: 'join-code',
+            autocomplete: 'off', 'aria-label': t('join_placeholder') }),
+          h('button', { class: 'btn', testid: 'join', onclick: () => this.joinCode('player') },
+            t('btn_join')),
+          h('button', { class: 'btn', testid: 'watch', onclick: () => this.joinCode('watcher') },
+            t('btn_watch')))),
+      h('section', { class: 'panel tables' },
+        h('h2', {}, t('tables_title'),
+          h('button', { class: 'btn small', onclick: () => this.refreshTables() }, t('btn_refresh'))),
+        this.tablesList()),
+      h('section', { class: 'panel create' },
+        h('h2', {}, t('create_title')),
+        this.rules ? this.createForm() : h('p', {}, t('loading')))));
+  }
+
+  userBox(user) {
+    const title = user.title ? (user.title[getLang()] || '') : '';
+    return h('div', { class: 'user-box' },
+      h('p', {}, t('hello_user'), ' ', free(user.name, 'strong'),
+        user.guest ? h('span', { class: 'badge' }, t('guest')) : null,
+        title ? h('span', { class: 'badge level' }, title) : null),
+      h('p', {}, t('user_stats', { points: user.points ?? 0, games: user.games ?? 0,
+        wins: user.wins ?? 0 })),
+      h('div', { class: 'row' },
+        h('a', { class: 'btn', href: '#/history', testid: 'history-link' }, t('nav_history')),
+        h('button', { class: 'btn', testid: 'logout', onclick: () => this.logout() }, t('btn_logout'))));
+  }
+
+  loginBox() {
+    return h('div', { class: 'login-box' },
+      h('div', { class: 'row' },
+        h('input', { id: 'guest-name', placeholder: t('guest_placeholder'), maxlength: 24,
+          'aria-label': t('guest_placeholder'), testid: 'guest-name' }),
+        h('button', { class: 'btn', testid: 'guest', onclick: () => this.guest() }, t('btn_guest'))),
+      h('p', { class: 'muted' }, t('or_account')),
+      h('div', { class: 'row' },
+        h('input', { id: 'acct-name', placeholder: t('name_placeholder'), maxlength: 24,
+          autocomplete: 'username', 'aria-label': t('name_placeholder'), testid: 'acct-name' }),
+        h('input', { id: 'acct-password', type: 'password', placeholder: t('password_placeholder'),
+          autocomplete: 'current-password', 'aria-label': t('password_placeholder'),
+          testid: 'acct-password' })),
+      h('div', { class: 'row' },
+        h('button', { class: 'btn', testid: 'login', onclick: () => this.account('login') },
+          t('btn_login')),
+        h('button', { class: 'btn', testid: 'register', onclick: () => this.account('register') },
+          t('btn_register'))));
+  }
+
+  tablesList() {
+    const open = this.tables.filter((tb) => tb.status === 'open' || tb.status === 'playing');
+    if (!open.length) return h('p', { class: 'muted' }, t('no_tables'));
+    return h('ul', { class: 'table-list' }, open.map((tb) => {
+      const seated = (tb.seats || []).filter((s) => s && (s.name || s.bot)).length;
+      return h('li', { testid: 'table-row', 'data-code': tb.code },
+        free(tb.code, 'code'),
+        h('span', {}, t(tb.preset ? `preset_${tb.preset}` : 'preset_custom')),
+        h('span', {}, t('seated_n', { n: seated })),
+        h('span', { class: 'muted' }, t(`table_status_${tb.status}`)),
+        tb.status === 'open' ? h('a', { class: 'btn small', href: `#/t/${tb.id}` }, t('btn_join')) : null,
+        h('a', { class: 'btn small', href: `#/w/${tb.id}` }, t('btn_watch')));
+    }));
+  }
+
+  createForm() {
+    const rules = this.rules;
+    const presetNames = Object.keys(rules.presets);
+    const lang = getLang();
+    const optionRows = (preset) => Object.entries(rules.options).map(([name, spec]) => {
+      const value = (rules.presets[preset] || {})[name] ?? spec.default;
+      let control;
+      if (spec.type === 'bool') {
+        control = h('input', { type: 'checkbox', name: `opt_${name}`, checked: Boolean(value) });
+      } else if (spec.type === 'int') {
+        control = h('input', { type: 'number', name: `opt_${name}`, min: 0, value, class: 'num' });
+      } else {
+        control = h('select', { name: `opt_${name}` }, (spec.values || []).map((v) =>
+          h('option', { value: v, selected: v === value }, valueLabel(name, v))));
+      }
+      return h('div', { class: `opt ${spec.type === 'enum' ? 'enum' : ''}`, 'data-option': name },
+        h('label', {}, h('span', { class: 'opt-name' }, optionLabel(name, spec)), control),
+        h('p', { class: 'opt-help' }, optionHelp(name, spec, lang)));
+    });
+    const optionsBox = h('div', { class: 'options' }, optionRows(presetNames[0] || 'shandong'));
+    const bots = rules.bots || ['hosted'];
+    return h('form', { class: 'create-form', testid: 'create-form',
+      onsubmit: (ev) => this.createTable(ev) },
+    h('label', {}, t('preset_label'), ' ',
+      h('select', { name: 'preset', testid: 'preset',
+        onchange: (ev) => {
+          clear(optionsBox);
+          for (const row of optionRows(ev.target.value)) optionsBox.appendChild(row);
+        } },
+      presetNames.map((p) => h('option', { value: p }, t(`preset_${p}`))))),
+    h('p', { class: 'opt-help' }, t('preset_help')),
+    h('details', { class: 'all-options' }, h('summary', {}, t('options_title')), optionsBox),
+    h('div', { class: 'row wrap' },
+      h('label', {}, t('timeout_label'), ' ',
+        h('input', { type: 'number', name: 'timeout', min: 1, max: 600, value: 30, class: 'num' })),
+      h('label', {}, t('games_label'), ' ',
+        h('input', { type: 'number', name: 'games', min: 1, max: 50, value: 1, class: 'num' })),
+      h('label', {}, h('input', { type: 'checkbox', name: 'autostart', checked: true }),
+        t('autostart_label'))),
+    h('div', { class: 'row wrap' },
+      h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots' }), t('fill_bots_label')),
+      h('select', { name: 'bot_kind', 'aria-label': t('bot_pick') },
+        bots.map((b) => h('option', { value: b }, botLabel(b))))),
+    h('button', { class: 'btn primary', type: 'submit', testid: 'create-table' },
+      t('btn_create')));
+  }
+}
+
+export function botLabel(name) {
+  const key = `bot_${name}`;
+  const text = t(key);
+  return text === key ? name : text;
+}
+
+function optionLabel(name, spec) {
+  const key = `opt_${name}`;
+  const text = t(key);
+  return text === key ? spec[getLang()] || name : text;
+}
+
+function optionHelp(name, spec, lang) {
+  const key = `opt_help_${name}`;
+  const text = t(key);
+  return text === key ? spec[lang] || '' : text;
+}
+
+function valueLabel(option, value) {
+  const key = `val_${option}_${value}`;
+  const text = t(key);
+  return text === key ? String(value) : text;
+}

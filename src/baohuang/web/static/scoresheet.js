@@ -1,0 +1,76 @@
+// The score sheet shown when a game is over, with the running match totals.
+import { free, h } from './dom.js';
+import { t } from './i18n.js';
+import { seatLabel } from './model.js';
+
+function roleKey(result, seat) {
+  if (seat === result.emperor) {
+    if (result.solo === 'open') return 'role_solo_open';
+    if (result.solo === 'hidden') return 'role_solo_hidden';
+    return 'role_emperor';
+  }
+  if (seat === result.guard) return 'role_guard';
+  return 'role_rebel';
+}
+
+function outcomeKey(result) {
+  if (result.left !== null && result.left !== undefined) return 'outcome_left';
+  if (result.royal_won === true) return result.solo ? 'outcome_solo_won' : 'outcome_royal_won';
+  if (result.royal_won === false) return result.solo ? 'outcome_solo_lost' : 'outcome_rebels_won';
+  return 'outcome_draw';
+}
+
+export function scoreSheet(ctx) {
+  const { view } = ctx;
+  const result = view.result;
+  const over = ctx.gameOver || {};
+  const totals = over.totals || null;
+  const match = over.match || null;
+  const rows = [0, 1, 2, 3, 4].map((seat) => {
+    const score = result.scores[seat];
+    const place = result.places[seat];
+    return h('tr', { class: seat === view.seat ? 'me' : '', 'data-seat': seat },
+      h('td', {}, free(seatLabel(ctx.table, seat))),
+      h('td', {}, t(roleKey(result, seat)),
+        (view.rebels || []).includes(seat) ? h('span', { class: 'hoe-mini', title: t('hoe_help') },
+          ` ${t('badge_hoe')}`) : null),
+      h('td', {}, place ? t(`place_${place}`) : '–'),
+      h('td', { class: `num ${score > 0 ? 'pos' : score < 0 ? 'neg' : ''}`, testid: 'score' },
+        score > 0 ? `+${score}` : String(score)),
+      totals ? h('td', { class: 'num total', testid: 'total' }, String(totals[seat])) : null);
+  });
+  const buttons = [];
+  if (ctx.on.again && (!match || match.over)) {
+    buttons.push(h('button', { class: 'btn primary', testid: 'again', onclick: ctx.on.again },
+      t('btn_again')));
+  }
+  if (ctx.on.review) {
+    buttons.push(h('button', { class: 'btn', testid: 'review', onclick: ctx.on.review },
+      t('btn_review')));
+  }
+  if (ctx.on.closeScore) {
+    buttons.push(h('button', { class: 'btn', testid: 'close-score', onclick: ctx.on.closeScore },
+      t('btn_show_table')));
+  }
+  if (ctx.on.leave) {
+    buttons.push(h('button', { class: 'btn', testid: 'back-lobby', onclick: ctx.on.leave },
+      t('btn_lobby')));
+  }
+  const matchLine = match && match.games > 1
+    ? h('p', { class: 'match-line' }, t('match_progress', { i: match.played ?? match.index ?? '?', n: match.games }))
+    : null;
+  return h('div', { class: 'dialog score-sheet', testid: 'score-sheet', role: 'dialog',
+    'aria-labelledby': 'score-title' },
+  h('h2', { id: 'score-title' }, t('score_title')),
+  h('p', { class: 'outcome' }, t(outcomeKey(result)),
+    h('span', { class: 'stake-chip' }, t('stake_label'), h('b', {}, `×${view.stake}`))),
+  matchLine,
+  h('table', { class: 'scores' },
+    h('thead', {}, h('tr', {},
+      h('th', {}, t('col_player')), h('th', {}, t('col_role')), h('th', {}, t('col_place')),
+      h('th', {}, t('col_score')), totals ? h('th', {}, t('col_total')) : null)),
+    h('tbody', {}, rows)),
+  match && !match.over && !ctx.past ? h('p', { class: 'note', testid: 'next-soon' }, t('next_game_soon'))
+    : null,
+  h('div', { class: 'choices' }, buttons));
+}

@@ -1,0 +1,475 @@
+// The table screen: connection, game state, selection, keyboard, waiting room.
+import { clear, free, h } from './dom.js';
+import { t } from './i18n.js';
+import { TableConnection } from './conn.js';
+import { checkSelection, indexesFor, nextOfRank, parseCard, playActions, rankForKey } from './cards.js';
+import { renderTable } from './tableview.js';
+import { seatInfo, seatLabel, isRoleStage } from './model.js';
+import { get, post } from './api.js';
+import { scoreSheet } from './scoresheet.js';
+
+const KNOWN_ERRORS = new Set([
+  'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
+  'no_table', 'not_joined', 'not_seated', 'bad_seat', 'seat_taken', 'started', 'not_ready',
+  'not_your_turn', 'illegal', 'bad_action', 'stale', 'unknown_bot', 'locked', 'not_allowed',
+]);
+
+export class TableScreen {
+  constructor(app, tableId, role) {
+    this.app = app;
+    this.tableId = tableId;
+    this.role = role;
+    this.table = null;
+    this.you = { seat: null, watcher: role === 'watcher' };
+    this.view = null;
+    this.events = [];
+    this.version = null;
+    this.deadline = null;
+    this.game = null;
+    this.gameOver = null;
+    this.lastGameOver = null;
+    this.showLast = false;
+    this.scoreHidden = false;
+    this.selection = new Set();
+    this.handKey = '';
+    this.hintIndex = -1;
+    this.message = null;
+    this.status = 'connecting';
+    this.onKey = (ev) => this.keydown(ev);
+  }
+
+  async mount(root) {
+    this.root = root;
+    document.addEventListener('keydown', this.onKey);
+    this.ticker = setInterval(() => this.tick(), 500);
+    this.render();
+    if (this.role === 'player' && !this.app.user) {
+      // someone who followed an invitation link plays as a guest
+      try {
+        await this.app.ensureUser();
+      } catch { /* then the server lets us watch */ }
+    }
+    if (this.gone) return;
+    this.conn = new TableConnection(this.tableId, this.role, {
+      message: (msg) => this.receive(msg),
+      status: (state) => this.setStatus(state),
+    });
+    this.conn.connect();
+  }
+
+  unmount() {
+    this.gone = true;
+    if (this.conn) this.conn.close();
+    document.removeEventListener('keydown', this.onKey);
+    clearInterval(this.ticker);
+    this.app.banner(null);
+  }
+
+  setStatus(state) {
+    this.status = state;
+    if (state === 'reconnecting') this.app.banner('banner_reconnecting', 'reconnect-banner');
+    else this.app.banner(null);
+  }
+
+  // -- messages -------------------------------------------------------------
+  receive(msg) {
+    switch (msg.type) {
+      case 'hello':
+        if (msg.user) this.app.setUser(msg.user);
+        return;
+      case 'table':
+        this.table = msg.table;
+        this.deadline = msg.table.deadline ?? null;
+        if (msg.you) this.you = msg.you;
+        break;
+      case 'snapshot':
+        this.startView(msg);
+        break;
+      case 'event':
+        if (this.version !== null && msg.version <= this.version) return;   // seen already
+        if ((this.version !== null && msg.version !== this.version + 1)
+            || msg.game !== this.game || !this.view) {
+          // something was missed: ask once for it, ignore the rest until it comes
+          if (!this.resyncing) {
+            this.resyncing = true;
+            this.conn.resync();
+          }
+          return;
+        }
+        this.resyncing = false;
+        this.version = msg.version;
+        this.conn.version = msg.version;
+        if ('deadline' in msg) this.deadline = msg.deadline;
+        this.events.push(msg.event);
+        this.setView({ ...msg.view, events: this.events });
+        // a batch (one action, several events) shares one view: draw it once, at its end
+        if (typeof msg.latest === 'number' && msg.version < msg.latest) return;
+        break;
+      case 'game_over':
+        this.gameOver = msg;
+        this.scoreHidden = false;
+        break;
+      case 'error':
+        this.showError(msg);
+        if (msg.code === 'stale') this.conn.resync();
+        if (msg.code === 'no_table') {
+          this.fatal = 'err_no_table';
+        }
+        break;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  startView(msg) {
+    this.resyncing = false;
+    if (this.game !== null && msg.game !== this.game && this.gameOver) {
+      this.lastGameOver = { ...this.gameOver, view: this.view };
+    }
+    if (msg.game !== this.game) this.gameOver = null;
+    this.game = msg.game;
+    this.version = msg.version;
+    this.conn.version = msg.version;
+    this.events = msg.view.events || [];
+    this.setView(msg.view);
+  }
+
+  setView(view) {
+    this.view = view;
+    const key = (view.hand || []).join(' ');
+    if (key !== this.handKey) {
+      this.handKey = key;
+      this.selection.clear();
+      this.hintIndex = -1;
+    }
+    if (view.to_act !== view.seat) this.hintIndex = -1;
+    this.message = null;
+  }
+
+  showError(msg) {
+    const key = KNOWN_ERRORS.has(msg.code) ? `err_${msg.code}` : 'err_generic';
+    this.message = { key, cls: 'bad', detail: msg.message };
+  }
+
+  send(msg) {
+    if (this.conn) this.conn.send(msg);
+  }
+
+  act(action) {
+    this.message = null;
+    this.send({ type: 'act', action, version: this.version });
+  }
+
+  // -- actions from the UI --------------------------------------------------
+  myTurnToPlay() {
+    const v = this.view;
+    return v && v.seat !== null && v.stage === 'play' && v.to_act === v.seat;
+  }
+
+  toggleCard(index) {
+    if (this.selection.has(index)) this.selection.delete(index);
+    else this.selection.add(index);
+    this.message = null;
+    this.render();
+  }
+
+  play() {
+    if (!this.myTurnToPlay()) return;
+    const cards = [...this.selection].map((i) => this.view.hand[i]);
+    const check = checkSelection(cards, this.view);
+    if (!check.ok) {
+      this.message = { key: check.reason, params: check.params, cls: 'bad' };
+      this.render();
+      return;
+    }
+    this.act({ kind: 'play', cards });
+  }
+
+  pass() {
+    if (!this.myTurnToPlay()) return;
+    if (!(this.view.legal_actions || []).some((a) => a.kind === 'pass')) {
+      this.message = { key: 'why_must_lead', cls: 'bad' };
+      this.render();
+      return;
+    }
+    this.act({ kind: 'pass' });
+  }
+
+  hint() {
+    if (!this.myTurnToPlay()) return;
+    const plays = playActions(this.view);
+    if (!plays.length) {
+      this.message = { key: 'hint_none', cls: 'bad' };
+      this.render();
+      return;
+    }
+    this.hintIndex = (this.hintIndex + 1) % plays.length;
+    const idx = indexesFor(this.view.hand, plays[this.hintIndex].cards);
+    this.selection = new Set(idx || []);
+    this.message = null;
+    this.render();
+  }
+
+  hosted() {
+    const info = seatInfo(this.table, this.view ? this.view.seat : this.you.seat);
+    this.send({ type: 'hosted', on: !info.hosted });
+  }
+
+  leave() {
+    const playing = this.view && this.view.stage !== 'over' && this.view.seat !== null
+      && this.table && this.table.status === 'playing';
+    if (playing && !window.confirm(t('confirm_leave'))) return;
+    if (this.you.seat !== null && this.table && this.table.status !== 'finished') {
+      this.send({ type: 'leave' });
+    }
+    setTimeout(() => { location.hash = '#/'; }, 50);
+  }
+
+  // A new game against the same kind of bots (after the match is over).
+  async again() {
+    const bot = [1, 2, 3, 4].map((s) => seatInfo(this.table, s).bot).find(Boolean);
+    try {
+      const res = await post('/api/quickplay', bot ? { bots: bot } : {});
+      location.hash = `#/t/${res.id}`;
+    } catch {
+      this.message = { key: 'err_generic', cls: 'bad' };
+      this.render();
+    }
+  }
+
+  async review() {
+    try {
+      const data = await get('/api/history?limit=50');
+      const game = (data.games || []).find((g) => g.table_id === (this.table && this.table.id)
+        && g.index === (this.gameOver || this.lastGameOver || {}).game);
+      const pick = game || (data.games || [])[0];
+      if (pick) location.hash = `#/replay/${pick.game_id}`;
+      else location.hash = '#/history';
+    } catch {
+      location.hash = '#/history';
+    }
+  }
+
+  // -- keyboard ---------------------------------------------------------------
+  keydown(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const target = ev.target;
+    if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA'
+      || target.tagName === 'SELECT')) return;
+    const tag = target && target.tagName;
+    if ((ev.key === 'Enter' || ev.key === ' ') && (tag === 'BUTTON' || tag === 'A'
+        || tag === 'SUMMARY') && !target.closest('.controls, .hand')) {
+      return;   // Enter / Space on a focused link or button elsewhere does what it says
+    }
+    const v = this.view;
+    if (!v || v.seat === null || v.seat === undefined) return;
+    if (isRoleStage(v.stage) && v.to_act === v.seat) {
+      if (/^[1-9]$/.test(ev.key)) {
+        const btn = this.root.querySelector(`[data-testid="decision"][data-key="${ev.key}"]`);
+        if (btn) {
+          ev.preventDefault();
+          btn.click();
+        }
+      }
+      return;
+    }
+    if (v.stage !== 'play') return;
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      this.play();
+    } else if (ev.key === ' ' || ev.key === 'Spacebar') {
+      ev.preventDefault();
+      this.pass();
+    } else if (ev.key === 'Escape' || ev.key === 'Backspace') {
+      ev.preventDefault();
+      this.selection.clear();
+      this.render();
+    } else if (ev.key === 'h' || ev.key === 'H' || ev.key === '?') {
+      ev.preventDefault();
+      this.hint();
+    } else {
+      const rank = rankForKey(ev.key);
+      if (rank === null) return;
+      ev.preventDefault();
+      const avoid = v.role === 'guard' ? v.called : null;
+      const idx = nextOfRank(v.hand, this.selection, rank, avoid);
+      if (idx !== null) this.selection.add(idx);
+      else {
+        // every card of that rank is selected already: typing it again clears them
+        for (const i of [...this.selection]) {
+          if (parseCard(v.hand[i]).rank === rank) this.selection.delete(i);
+        }
+      }
+      this.message = null;
+      this.render();
+    }
+  }
+
+  // -- drawing ----------------------------------------------------------------
+  timerLeft(seat) {
+    if (!this.deadline || !this.view || this.view.to_act !== seat) return null;
+    return Math.max(0, Math.ceil(this.deadline - Date.now() / 1000));
+  }
+
+  tick() {
+    const el = this.root && this.root.querySelector('[data-testid="timer"]');
+    if (!el) return;
+    const seat = this.view ? this.view.to_act : null;
+    const left = this.timerLeft(seat);
+    if (left === null) return;
+    el.textContent = t('seconds', { n: left });
+    el.classList.toggle('urgent', left <= 5);
+  }
+
+  render() {
+    if (!this.root) return;
+    const focusedKey = document.activeElement && document.activeElement.dataset
+      ? document.activeElement.dataset.testid : null;
+    clear(this.root);
+    this.root.appendChild(this.header());
+    if (this.fatal) {
+      this.root.appendChild(h('div', { class: 'panel' }, h('p', {}, t(this.fatal)),
+        h('a', { href: '#/', class: 'btn' }, t('btn_lobby'))));
+      return;
+    }
+    if (!this.view) {
+      this.root.appendChild(this.table ? this.waitingRoom() : h('div', { class: 'panel' },
+        t('connecting')));
+      return;
+    }
+    const ctx = {
+      view: this.view,
+      table: this.table,
+      selection: this.selection,
+      message: this.message,
+      gameOver: this.gameOver || this.gameOverFromTable(),
+      hideScore: this.scoreHidden,
+      openHands: this.view.stage === 'over' ? this.view.hands : null,
+      logOpen: this.logOpen,
+      timerLeft: (seat) => this.timerLeft(seat),
+      extraInfo: this.extraInfo(),
+      on: {
+        toggleCard: (i) => this.toggleCard(i),
+        play: () => this.play(),
+        pass: () => this.pass(),
+        hint: () => this.hint(),
+        askLead: () => this.act({ kind: 'ask_lead' }),
+        decide: (action) => this.act(action),
+        hosted: () => this.hosted(),
+        leave: () => this.leave(),
+        review: () => this.review(),
+        again: () => this.again(),
+        closeScore: () => { this.scoreHidden = true; this.render(); },
+        logToggle: (open) => { this.logOpen = open; },
+      },
+    };
+    this.root.appendChild(renderTable(ctx));
+    if (this.showLast && this.lastGameOver) {
+      this.root.appendChild(h('div', { class: 'overlay', onclick: (e) => {
+        if (e.target === e.currentTarget) { this.showLast = false; this.render(); }
+      } }, renderLastScore(this)));
+    }
+    const first = this.root.querySelector('[data-testid="decision"]');
+    if (first && focusedKey !== 'decision') first.focus({ preventScroll: true });
+  }
+
+  // After a reload at a finished game there is no game_over message: the table has the totals.
+  gameOverFromTable() {
+    const tbl = this.table;
+    if (!tbl || !this.view || this.view.stage !== 'over') return null;
+    return { totals: tbl.totals, match: { games: tbl.games, played: tbl.games_played,
+      over: tbl.status === 'finished' || tbl.status === 'dissolved', status: tbl.status } };
+  }
+
+  extraInfo() {
+    const items = [];
+    if (this.table && this.table.games > 1) {
+      items.push(h('span', { class: 'info-item' }, t('match_game', {
+        i: (this.game ?? 0) + 1, n: this.table.games })));
+      items.push(h('span', { class: 'info-item totals', testid: 'totals' }, t('totals_label'),
+        (this.table.totals || []).map((v, s) => h('span', { class: 'tot' },
+          free(seatLabel(this.table, s)), `${v}`))));
+    }
+    if (this.lastGameOver) {
+      items.push(h('button', { class: 'btn small', testid: 'last-score',
+        onclick: () => { this.showLast = true; this.render(); } }, t('btn_last_score')));
+    }
+    if (this.view && this.view.stage === 'over' && this.scoreHidden) {
+      items.push(h('button', { class: 'btn small', testid: 'show-score',
+        onclick: () => { this.scoreHidden = false; this.render(); } }, t('btn_show_score')));
+    }
+    return items;
+  }
+
+  header() {
+    const tbl = this.table;
+    return h('div', { class: 'table-head' },
+      h('button', { class: 'btn small', testid: 'leave', onclick: () => this.leave() },
+        t('btn_leave')),
+      tbl ? h('span', { class: 'table-code' }, t('table_code'), free(tbl.code, 'code')) : null,
+      tbl ? h('span', { class: 'preset' }, t(tbl.preset ? `preset_${tbl.preset}` : 'preset_custom')) : null,
+      this.you.watcher ? h('span', { class: 'badge watcher' }, t('watching')) : null,
+      tbl && tbl.watchers ? h('span', { class: 'watchers' }, t('watchers_n', { n: tbl.watchers }))
+        : null);
+  }
+
+  waitingRoom() {
+    const tbl = this.table;
+    const link = `${location.origin}${location.pathname}#/t/${tbl.code}`;
+    const mySeat = this.you.seat;
+    const seats = [0, 1, 2, 3, 4].map((s) => {
+      const info = seatInfo(tbl, s);
+      const buttons = [];
+      if (info.empty && tbl.status === 'open') {
+        if (this.app.user) {
+          buttons.push(h('button', { class: 'btn small', testid: 'sit',
+            onclick: () => this.send({ type: 'sit', seat: s }) }, t('btn_sit')));
+        }
+        buttons.push(h('select', { class: 'bot-pick', 'aria-label': t('bot_pick'),
+          onchange: (e) => {
+            if (e.target.value) this.send({ type: 'add_bot', seat: s, bot: e.target.value });
+          } }, h('option', { value: '' }, t('btn_add_bot')),
+        (this.app.bots || ['hosted']).map((b) => h('option', { value: b }, botName(b)))));
+      } else if (info.bot && tbl.status === 'open') {
+        buttons.push(h('button', { class: 'btn small',
+          onclick: () => this.send({ type: 'remove_bot', seat: s }) }, t('btn_remove_bot')));
+      }
+      return h('li', { class: `wait-seat ${s === mySeat ? 'me' : ''}`, testid: 'wait-seat',
+        'data-seat': s },
+      h('span', { class: 'seat-no' }, t('seat_n', { n: s + 1 })),
+      info.empty ? h('span', { class: 'empty' }, t('seat_empty'))
+        : info.bot ? h('span', {}, `${seatLabel(tbl, s)} · ${botName(info.bot)}`) : free(info.name),
+      buttons);
+    });
+    const full = [0, 1, 2, 3, 4].every((s) => !seatInfo(tbl, s).empty);
+    return h('div', { class: 'panel waiting' },
+      h('h2', {}, t(`table_status_${tbl.status}`)),
+      h('p', {}, t('share_link'), ' ', h('input', { class: 'share', readonly: true, value: link,
+        testid: 'share-link', onclick: (e) => e.target.select() })),
+      h('p', {}, t('table_code'), free(tbl.code, 'code big')),
+      h('ul', { class: 'wait-seats' }, seats),
+      mySeat !== null && mySeat !== undefined && tbl.status === 'open'
+        ? h('button', { class: 'btn', onclick: () => this.send({ type: 'stand' }) }, t('btn_stand'))
+        : null,
+      !tbl.autostart && full && tbl.status === 'open'
+        ? h('button', { class: 'btn primary', testid: 'start',
+          onclick: () => this.send({ type: 'start' }) }, t('btn_start')) : null,
+      this.message ? h('div', { class: 'message bad' }, t(this.message.key)) : null);
+  }
+}
+
+function botName(name) {
+  const key = `bot_${name}`;
+  const text = t(key);
+  return text === key ? name : text;
+}
+
+function renderLastScore(screen) {
+  const last = screen.lastGameOver;
+  const view = { ...(last.view || {}), result: last.result, stage: 'over' };
+  return scoreSheet({
+    view, table: screen.table, gameOver: last, past: true,
+    on: { closeScore: () => { screen.showLast = false; screen.render(); } },
+  });
+}

@@ -1,0 +1,230 @@
+// Drawing a table from a view: five seats, the current round, the hand, the
+// controls, the decision dialog and the score sheet.  Used live and in replays.
+import { free, h, svg } from './dom.js';
+import { t, tNodes } from './i18n.js';
+import { HOE, ROBOT, cardEl, cardName, cardRow } from './cardview.js';
+import { checkSelection, groupHand } from './cards.js';
+import { decisionDialog } from './decisions.js';
+import {
+  isRoleStage, placeOf, relPos, roleBadges, roundActions, seatInfo, seatLabel, tributes,
+} from './model.js';
+import { scoreSheet } from './scoresheet.js';
+import { describeEvent } from './events.js';
+
+const POS = ['bottom', 'right', 'top-right', 'top-left', 'left'];
+
+export function renderTable(ctx) {
+  const { view } = ctx;
+  const me = view.seat;
+  const round = roundActions(view);
+  const seats = [1, 2, 3, 4].map((rel) => {
+    const seat = ((me ?? 0) + rel) % 5;
+    return seatPanel(ctx, seat, round);
+  });
+  const felt = h('div', { class: 'felt' },
+    seats,
+    h('div', { class: 'center' }, centerArea(ctx, round)));
+  const watching = me === null || me === undefined;
+  const bottom = h('div', { class: 'bottom' },
+    seatPanel(ctx, watching ? 0 : me, round),
+    watching ? null : controls(ctx),
+    watching ? null : handArea(ctx));
+  return h('div', { class: 'table-view' }, infoBar(ctx), felt, bottom, eventLog(ctx));
+}
+
+function eventLog(ctx) {
+  const all = ctx.view.events || [];
+  const events = all.slice(-40).reverse();
+  if (!events.length) return null;
+  return h('details', { class: 'log', testid: 'log', open: Boolean(ctx.logOpen),
+    ontoggle: (e) => { if (ctx.on.logToggle) ctx.on.logToggle(e.target.open); } },
+    h('summary', {}, t('log_title')),
+    h('ol', { reversed: true, start: all.length }, events.map((ev) => h('li', {}, describeEvent(ev, ctx.table)))));
+}
+
+function infoBar(ctx) {
+  const { view } = ctx;
+  const items = [];
+  items.push(h('span', { class: 'info-item stake', title: t('stake_help') },
+    t('stake_label'), h('b', {}, `×${view.stake}`)));
+  if (view.called) {
+    items.push(h('span', { class: 'info-item called' }, t('called_label'),
+      cardEl(view.called, { mini: true })));
+  }
+  const trib = tributeGroups(tributes(view));
+  if (trib.length) {
+    items.push(h('span', { class: 'info-item tribute', testid: 'tribute' }, t('tribute_label'),
+      trib.map((g) => h('span', { class: 'trib' },
+        free(seatLabel(ctx.table, g.from)), '→', free(seatLabel(ctx.table, g.to)),
+        g.cards.length ? cardRow(g.cards) : ` ${t('cards_n', { n: g.count })}`))));
+  }
+  if (ctx.extraInfo) items.push(...ctx.extraInfo);
+  return h('div', { class: 'info-bar' }, items);
+}
+
+// Tribute events grouped by giver and receiver: [{from, to, cards, count}].
+function tributeGroups(events) {
+  const groups = [];
+  for (const ev of events) {
+    let g = groups.find((x) => x.from === ev.seat && x.to === ev.to);
+    if (!g) {
+      g = { from: ev.seat, to: ev.to, cards: [], count: 0 };
+      groups.push(g);
+    }
+    g.count += ev.count || 1;
+    if (ev.card) g.cards.push(ev.card);
+  }
+  return groups;
+}
+
+function seatPanel(ctx, seat, round) {
+  const { view, table } = ctx;
+  const info = seatInfo(table, seat);
+  const me = view.seat;
+  const rel = relPos(seat, me);
+  const place = placeOf(view, seat);
+  const turn = view.to_act === seat && view.stage !== 'over';
+  const classes = ['seat', `pos-${POS[rel]}`];
+  if (turn) classes.push('turn');
+  if (place) classes.push('out');
+  if (seat === me) classes.push('me');
+  const badges = roleBadges(view, seat).map((b) =>
+    h('span', { class: `badge ${b.cls}`, 'data-badge': b.cls }, t(b.key)));
+  if (seat === me && view.role === 'rebel' && !badges.some((b) => b.dataset.badge === 'rebel')) {
+    badges.push(h('span', { class: 'badge rebel', 'data-badge': 'rebel' }, t('badge_rebel')));
+  }
+  if ((view.rebels || []).includes(seat)) {
+    badges.push(h('span', { class: 'badge hoe', 'data-badge': 'hoe', title: t('hoe_help') },
+      svg(HOE), t('badge_hoe')));
+  }
+  if (info.hosted) {
+    badges.push(h('span', { class: 'badge hosted', 'data-badge': 'hosted', testid: 'hosted-mark' },
+      t('badge_hosted')));
+  }
+  if ((view.left || []).includes(seat)) {
+    badges.push(h('span', { class: 'badge left' }, t('badge_left')));
+  }
+  if (!info.connected && !info.bot) {
+    badges.push(h('span', { class: 'badge offline' }, t('badge_offline')));
+  }
+  if (place) {
+    badges.push(h('span', { class: 'badge place', 'data-badge': 'place', 'data-place': place },
+      t(`place_${place}`)));
+  }
+  const count = (view.hand_counts || [])[seat] ?? 0;
+  const timer = turn && ctx.timerLeft ? ctx.timerLeft(seat) : null;
+  const act = round[seat];
+  let action = null;
+  if (act && act.kind === 'play') action = cardRow(act.cards);
+  else if (act && act.kind === 'pass') action = h('span', { class: 'said pass' }, t('said_pass'));
+  else if (act && act.kind === 'ask_lead') action = h('span', { class: 'said' }, t('said_ask_lead'));
+  const open = ctx.openHands && ctx.openHands[seat];
+  return h('div', { class: classes.join(' '), testid: 'seat', 'data-seat': seat,
+    'data-count': count },
+  h('div', { class: 'seat-head' },
+    info.bot ? svg(ROBOT, 'bot-icon') : null,
+    free(seatLabel(table, seat), 'seat-name'),
+    view.dealer === seat ? h('span', { class: 'dealer', title: t('dealer_help') }, t('dealer_mark')) : null),
+  h('div', { class: 'badges' }, badges),
+  h('div', { class: 'seat-stats' },
+    h('span', { class: 'count', testid: 'cards-left', title: t('cards_left_help') },
+      h('span', { class: 'back' }), String(count)),
+    timer !== null ? h('span', { class: `timer ${timer <= 5 ? 'urgent' : ''}`, testid: 'timer' },
+      t('seconds', { n: timer })) : null),
+  open && seat !== me ? cardRow(open, { class: 'open-hand' })
+    : seat !== me && count ? h('div', { class: 'backs', 'aria-hidden': 'true' },
+      Array.from({ length: Math.min(count, 16) }, () => h('span', { class: 'b' }))) : null,
+  h('div', { class: 'seat-action' }, action));
+}
+
+function statusText(ctx) {
+  const { view, table } = ctx;
+  const name = (s) => free(seatLabel(table, s));
+  if (view.stage === 'over') return t('status_over');
+  if (view.to_act === null || view.to_act === undefined) {
+    return view.stage === 'guard' ? t('status_guard_deciding') : t('status_waiting');
+  }
+  if (view.to_act === view.seat) {
+    return isRoleStage(view.stage) ? t('status_you_decide') : t('status_your_turn');
+  }
+  return tNodes(`status_stage_${view.stage}`, { name: name(view.to_act) });
+}
+
+function centerArea(ctx) {
+  const { view } = ctx;
+  const parts = [];
+  const myDecision = !ctx.readonly && view.seat !== null && view.to_act === view.seat
+    && isRoleStage(view.stage) && (view.legal_actions || []).length;
+  if (view.stage === 'over' && view.result && !ctx.hideScore) {
+    parts.push(scoreSheet(ctx));
+  } else if (myDecision) {
+    parts.push(decisionDialog(view, ctx.on.decide));
+  } else {
+    if (view.last_play) {
+      parts.push(h('div', { class: 'last-play', testid: 'last-play' },
+        h('div', { class: 'last-by' }, free(seatLabel(ctx.table, view.last_play.seat))),
+        h('div', { class: 'last-cards' }, view.last_play.cards.map((c) => cardEl(c)))));
+    } else if (view.stage === 'play' && view.leader !== null && view.leader !== undefined
+      && view.leader !== view.seat) {
+      parts.push(h('div', { class: 'last-play empty' },
+        tNodes('leads_now', { name: free(seatLabel(ctx.table, view.leader)) })));
+    }
+  }
+  parts.push(h('div', { class: 'status', testid: 'status' }, statusText(ctx)));
+  return parts;
+}
+
+function controls(ctx) {
+  const { view } = ctx;
+  const legal = view.legal_actions || [];
+  const myTurn = !ctx.readonly && view.stage === 'play' && view.to_act === view.seat;
+  const canPass = myTurn && legal.some((a) => a.kind === 'pass');
+  const canAsk = myTurn && legal.some((a) => a.kind === 'ask_lead');
+  const hosted = seatInfo(ctx.table, view.seat).hosted;
+  const buttons = [];
+  if (!ctx.readonly) {
+    buttons.push(
+      h('button', { class: 'btn hint', testid: 'hint', disabled: !myTurn, onclick: ctx.on.hint,
+        title: t('hint_help') }, t('btn_hint')),
+      h('button', { class: 'btn pass', testid: 'pass', disabled: !canPass, onclick: ctx.on.pass,
+        title: t('pass_help') }, t('btn_pass')),
+      canAsk ? h('button', { class: 'btn ask-lead', testid: 'ask-lead', onclick: ctx.on.askLead },
+        t('btn_ask_lead')) : null,
+      h('button', { class: 'btn play primary', testid: 'play', disabled: !myTurn,
+        onclick: ctx.on.play, title: t('play_help') }, t('btn_play')),
+      h('button', { class: `btn hosted-toggle ${hosted ? 'on' : ''}`, testid: 'hosted-toggle',
+        'aria-pressed': hosted ? 'true' : 'false', onclick: ctx.on.hosted,
+        disabled: view.stage === 'over', title: t('hosted_help') },
+      hosted ? t('btn_hosted_off') : t('btn_hosted_on')));
+  }
+  let message = null;
+  if (ctx.message) {
+    message = h('div', { class: `message ${ctx.message.cls || ''}`, testid: 'message',
+      role: 'status' }, t(ctx.message.key, ctx.message.params));
+  } else if (myTurn && ctx.selection.size) {
+    const sel = [...ctx.selection].map((i) => view.hand[i]);
+    const check = checkSelection(sel, view);
+    message = check.ok
+      ? h('div', { class: 'message ok', testid: 'message' },
+        t('sel_ok', { cards: sel.map(cardName).join(' ') }))
+      : h('div', { class: 'message bad', testid: 'message' }, t(check.reason, check.params));
+  } else if (myTurn) {
+    message = h('div', { class: 'message', testid: 'message' }, t('keys_play'));
+  }
+  return h('div', { class: 'controls' }, h('div', { class: 'buttons' }, buttons), message);
+}
+
+function handArea(ctx) {
+  const { view } = ctx;
+  const groups = groupHand(view.hand || []);
+  const clickable = !ctx.readonly;
+  return h('div', { class: `hand ${view.hand.length > 24 ? 'many' : ''}`, testid: 'hand',
+    'aria-label': t('hand_label') },
+  groups.map((g) => h('div', { class: 'group', 'data-rank': g.rank },
+    g.items.map(({ index }) => cardEl(view.hand[index], {
+      testid: 'card',
+      index,
+      selected: ctx.selection.has(index),
+      onclick: clickable ? () => ctx.on.toggleCard(index) : undefined,
+    })))));
+}

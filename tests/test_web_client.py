@@ -1,0 +1,716 @@
+"""The browser client against a real ``baohuang serve`` (uvicorn on loopback, SQLite in a
+temporary directory) driven by Debian's Chromium through Playwright.
+
+Every move is made the way a person makes it: clicking cards and buttons, or typing.
+The client's own state (``window.baohuang``) is read only to pick which legal play to
+make next; every action goes through the page.  Screenshots go to ``test-output/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "test-output"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-gpu"]
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+GAME_SECONDS = 90
+
+
+# -- fixtures ---------------------------------------------------------------------------------
+
+def _chromium() -> str | None:
+    """Debian's Chromium, installed with apt-get when missing (and possible)."""
+    if not Path(CHROMIUM).exists() and shutil.which("apt-get") and os.geteuid() == 0:
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=600,
+                       check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env,
+                       capture_output=True, timeout=900, check=False)
+    return CHROMIUM if Path(CHROMIUM).exists() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real server with fast bots; yields its base URL."""
+    tmp = tmp_path_factory.mktemp("web")
+    port = _free_port()
+    log = (tmp / "server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from baohuang.cli import main; main()", "serve",
+         "--host", "127.0.0.1", "--port", str(port),
+         "--db", f"sqlite+aiosqlite:///{tmp / 'web.db'}",
+         "--bot-delay", "0.01", "--hosted-delay", "0.01", "--next-game-delay", "0.5",
+         "--log-level", "warning"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"{url}/api/rules", timeout=1) as res:
+                    if res.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None:
+                    raise AssertionError("baohuang serve exited: "
+                                         + (tmp / "server.log").read_text()) from None
+                time.sleep(0.1)
+        else:
+            raise AssertionError("baohuang serve did not answer within 30 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    path = _chromium()
+    if path is None:
+        pytest.skip("Chromium is not installed at /usr/bin/chromium and apt-get could not "
+                    "install it")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _page(browser: Browser, server: str, width: int = 1280, height: int = 900,
+          lang: str | None = None) -> tuple[Page, list[str]]:
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  base_url=server)
+    if lang:
+        context.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+@pytest.fixture
+def page(browser: Browser, server: str) -> Iterator[Page]:
+    pg, errors = _page(browser, server)
+    yield pg
+    pg.context.close()
+    assert errors == []
+
+
+def _shot(page: Page, name: str, full: bool = False) -> None:
+    OUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUT / name), full_page=full)
+
+
+# -- driving a game -----------------------------------------------------------------------
+
+STATE_JS = """() => {
+  const s = window.baohuang && window.baohuang.screen;
+  const v = s && s.view;
+  if (!v) return null;
+  return {stage: v.stage, to_act: v.to_act, seat: v.seat, legal: v.legal_actions,
+          hand: v.hand, version: s.version, table: s.table && s.table.id};
+}"""
+
+
+def state(page: Page) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = page.evaluate(STATE_JS)
+    return result
+
+
+def my_turn(st: dict[str, Any] | None) -> bool:
+    return bool(st and st["stage"] != "over" and st["seat"] is not None
+                and st["to_act"] == st["seat"] and st["legal"])
+
+
+def wait_turn_or_over(page: Page) -> dict[str, Any] | None:
+    """Wait until the page asks this player for something, or shows the score sheet."""
+    page.wait_for_function("""() => {
+      if (document.querySelector('[data-testid=score-sheet]')) return true;
+      const s = window.baohuang && window.baohuang.screen, v = s && s.view;
+      return !!(v && v.stage !== 'over' && v.seat !== null && v.to_act === v.seat
+                && v.legal_actions.length);
+    }""", timeout=GAME_SECONDS * 1000)
+    if page.get_by_test_id("score-sheet").count():
+        return None
+    return state(page)
+
+
+def wait_moved(page: Page, version: int) -> None:
+    page.wait_for_function(
+        f"() => window.baohuang.screen.version > {version}"
+        " || !!document.querySelector('[data-testid=score-sheet]')")
+
+
+def biggest_play(legal: list[dict[str, Any]]) -> list[str] | None:
+    plays: list[list[str]] = [a["cards"] for a in legal if a["kind"] == "play"]
+    if not plays:
+        return None
+    return max(plays, key=lambda cards: (len(cards), -sum(c[:2] in ("BJ", "SJ") for c in cards)))
+
+
+def click_card(page: Page, card: str) -> None:
+    """Click the visible corner of an unselected copy of ``card`` in the hand."""
+    page.locator(f'[data-testid=hand] [data-testid=card][data-card="{card}"]:not(.selected)') \
+        .first.click(position={"x": 5, "y": 14})
+
+
+def key_for(card: str) -> str:
+    rank = card.rstrip("*")
+    if rank in ("BJ", "SJ"):
+        return rank[0].lower()
+    rank = rank[:-1] if rank[-1] in "shdc" else rank
+    return "0" if rank == "10" else rank.lower()
+
+
+def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str, Any]:
+    """Play this seat's game to the end through the UI; returns what happened."""
+    seen: dict[str, Any] = {"decisions": [], "plays": 0, "passes": 0}
+    deadline = time.monotonic() + GAME_SECONDS
+    while time.monotonic() < deadline:
+        st = wait_turn_or_over(page)
+        if st is None:
+            return seen
+        if st["stage"] != "play":
+            buttons = page.get_by_test_id("decision")
+            expected = sorted({a["kind"] for a in st["legal"]})
+            assert sorted({b.get_attribute("data-choice") or "" for b in buttons.all()}) == expected
+            first = buttons.first
+            seen["decisions"].append((st["stage"], first.get_attribute("data-choice")))
+            if check:
+                check(page, "decision")
+            if keyboard:
+                page.keyboard.press("1")
+            else:
+                first.click()
+        else:
+            cards = biggest_play(st["legal"])
+            can_pass = any(a["kind"] == "pass" for a in st["legal"])
+            if cards is None or (keyboard and can_pass and not seen["passes"]):
+                if keyboard:
+                    page.keyboard.press(" ")
+                else:
+                    page.get_by_test_id("pass").click()
+                seen["passes"] += 1
+            else:
+                for card in cards:
+                    if keyboard:
+                        page.keyboard.press(key_for(card))
+                    else:
+                        click_card(page, card)
+                expect_ok = page.get_by_test_id("message")
+                assert "bad" not in (expect_ok.get_attribute("class") or ""), \
+                    expect_ok.inner_text()
+                if check and seen["plays"] == 0:
+                    check(page, "selected")
+                if keyboard:
+                    page.keyboard.press("Enter")
+                else:
+                    page.get_by_test_id("play").click()
+                seen["plays"] += 1
+        wait_moved(page, st["version"])
+    raise AssertionError(f"the game did not end within {GAME_SECONDS} s: {seen}")
+
+
+def start_vs_bots(page: Page, keyboard: bool = False) -> None:
+    page.goto("/")
+    button = page.get_by_test_id("play-vs-bots")
+    if keyboard:
+        button.focus()
+        page.keyboard.press("Enter")
+    else:
+        button.click()
+    page.get_by_test_id("hand").wait_for()
+    page.wait_for_function("() => window.baohuang.screen.view")
+
+
+def visible_text(page: Page) -> str:
+    """What a reader sees, without user-given names and the language switch's own label."""
+    text: str = page.evaluate("""() => {
+      const body = document.body.cloneNode(true);
+      for (const el of body.querySelectorAll('.free, [data-testid=lang-toggle], script')) {
+        el.remove();
+      }
+      const host = document.createElement('div');
+      host.style.cssText = 'position:absolute;left:-9999px;top:0;width:1200px';
+      host.appendChild(body);
+      document.documentElement.appendChild(host);
+      const text = host.innerText;
+      host.remove();
+      return text;
+    }""")
+    return text
+
+
+def assert_english(page: Page, where: str) -> None:
+    text = visible_text(page)
+    found = sorted(set(CJK.findall(text)))
+    assert not found, f"Chinese left in English mode ({where}): {found} in {text[:400]!r}"
+
+
+ALLOWED_LATIN = {"Esc"}
+
+
+def assert_chinese(page: Page, where: str) -> None:
+    text = visible_text(page)
+    words = {w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in ALLOWED_LATIN}
+    assert not words, f"English left in Chinese mode ({where}): {sorted(words)}"
+
+
+# -- tests --------------------------------------------------------------------------------
+
+def test_whole_game_vs_bots_with_the_mouse(page: Page) -> None:
+    page.goto("/")
+    page.get_by_test_id("play-vs-bots").wait_for()
+    page.wait_for_selector("[data-testid=create-form]")
+    _shot(page, "lobby.png", full=True)
+    page.get_by_test_id("play-vs-bots").click()
+    page.get_by_test_id("hand").wait_for()
+    assert re.search(r"#/t/\w+", page.url)
+    seats = page.get_by_test_id("seat")
+    assert sorted(s.get_attribute("data-seat") or "" for s in seats.all()) == list("01234")
+    hand = page.locator("[data-testid=hand] [data-testid=card]")
+    assert hand.count() >= 33
+    assert all(re.fullmatch(r"(10|[2-9JQKA])[shdc]|[BS]J\*?", c.get_attribute("data-card") or "")
+               for c in hand.all())
+    shots: set[str] = set()
+
+    def check(pg: Page, moment: str) -> None:
+        if moment == "decision" and "decision" not in shots:
+            shots.add("decision")
+            _shot(pg, "table-decision.png")
+        if moment == "selected" and "selected" not in shots:
+            shots.add("selected")
+            _shot(pg, "table.png")
+            st = state(pg)
+            assert st is not None
+            _illegal_selection_shows_reason(pg, st)
+            _hint_selects_legal_plays(pg)
+            for card in biggest_play(st["legal"]) or []:
+                click_card(pg, card)
+
+    seen = play_game(page, check=check)
+    assert seen["plays"] >= 1
+    sheet = page.get_by_test_id("score-sheet")
+    assert sheet.is_visible()
+    scores = [int(s.inner_text()) for s in sheet.get_by_test_id("score").all()]
+    assert len(scores) == 5
+    assert_chinese(page, "score sheet")
+    _shot(page, "score-sheet.png")
+    _replay_from_score_sheet(page)
+
+
+def _illegal_selection_shows_reason(page: Page, st: dict[str, Any]) -> None:
+    """Two cards of different ranks are refused before sending, with the reason."""
+    version = st["version"]
+    page.keyboard.press("Escape")
+    ranks: dict[str, str] = {}
+    for card in st["hand"]:
+        rank = card.rstrip("*").rstrip("shdc") or card
+        if not card.startswith(("BJ", "SJ")):
+            ranks.setdefault(rank, card)
+    if len(ranks) < 2:
+        return
+    a, b = list(ranks.values())[:2]
+    click_card(page, a)
+    click_card(page, b)
+    page.get_by_test_id("play").click()
+    message = page.get_by_test_id("message")
+    assert "bad" in (message.get_attribute("class") or "")
+    assert "同一点数" in message.inner_text()
+    assert page.evaluate("() => window.baohuang.screen.version") == version
+    page.keyboard.press("Escape")
+    assert page.locator("[data-testid=hand] .card.selected").count() == 0
+
+
+def _hint_selects_legal_plays(page: Page) -> None:
+    seen = set()
+    for _ in range(3):
+        page.get_by_test_id("hint").click()
+        selected = tuple(c.get_attribute("data-card")
+                         for c in page.locator("[data-testid=hand] .card.selected").all())
+        assert selected
+        assert "ok" in (page.get_by_test_id("message").get_attribute("class") or "")
+        seen.add(selected)
+    assert len(seen) >= 2 or len(page.evaluate(
+        "() => window.baohuang.screen.view.legal_actions.filter(a => a.kind === 'play')")) == 1
+    page.keyboard.press("Escape")
+
+
+def _replay_from_score_sheet(page: Page) -> None:
+    page.get_by_test_id("review").click()
+    page.get_by_test_id("replay-bar").wait_for()
+    last = page.get_by_test_id("replay-step").inner_text()
+    page.get_by_test_id("replay-first").click()
+    first = page.get_by_test_id("replay-step").inner_text()
+    assert first != last
+    page.get_by_test_id("replay-next").click()
+    page.get_by_test_id("replay-seat").select_option("all")
+    open_cards = page.locator(".open-hand [data-card]").count()
+    assert open_cards > 100      # four other hands are shown
+    page.get_by_test_id("replay-seat").select_option("2")
+    held = page.evaluate("() => { const s = window.baohuang.screen;"
+                         " return s.steps()[s.step].hands['2']; }")
+    shown = [c.get_attribute("data-card") or ""
+             for c in page.locator("[data-testid=hand] [data-testid=card]").all()]
+    assert len(held) >= 30 and sorted(shown) == sorted(held)
+    assert page.locator("[data-testid=seat].me").get_attribute("data-seat") == "2"
+    page.keyboard.press("End")
+    assert page.get_by_test_id("replay-step").inner_text() == last
+    assert_chinese(page, "replay")
+    _shot(page, "replay.png")
+
+
+def test_reload_mid_game_resumes_the_same_game(page: Page) -> None:
+    start_vs_bots(page)
+    st = wait_turn_or_over(page)
+    assert st is not None
+    url, hand = page.url, st["hand"]
+    page.reload()
+    page.get_by_test_id("hand").wait_for()
+    page.wait_for_function("() => window.baohuang.screen.view")
+    again = state(page)
+    assert again is not None
+    assert page.url == url
+    assert again["table"] == st["table"]
+    assert again["hand"] == hand
+    assert again["version"] >= st["version"]
+    # and the game goes on from there
+    st = wait_turn_or_over(page)
+    assert st is not None
+    if st["stage"] == "play":
+        cards = biggest_play(st["legal"])
+        assert cards is not None
+        for card in cards:
+            click_card(page, card)
+        page.get_by_test_id("play").click()
+    else:
+        page.get_by_test_id("decision").first.click()
+    wait_moved(page, st["version"])
+    # a dropped connection shows the banner, reconnects by itself and resyncs
+    page.evaluate("() => window.baohuang.screen.conn.ws.close()")
+    page.get_by_test_id("reconnect-banner").wait_for(state="visible", timeout=3000)
+    page.get_by_test_id("reconnect-banner").wait_for(state="hidden", timeout=10000)
+    assert page.evaluate("() => window.baohuang.screen.conn.ws.readyState") == 1
+
+
+def test_language_toggle_switches_every_visible_string(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_selector("[data-testid=create-form]")
+    page.locator("details.all-options").evaluate("el => el.open = true")
+    assert_chinese(page, "lobby")
+    toggle = page.get_by_test_id("lang-toggle")
+    toggle.click()
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    page.locator("details.all-options").evaluate("el => el.open = true")
+    assert_english(page, "lobby")
+    assert page.get_by_test_id("play-vs-bots").inner_text() == "Play now vs bots"
+    _shot(page, "lobby-en.png", full=True)
+    page.get_by_test_id("play-vs-bots").click()
+    page.get_by_test_id("hand").wait_for()
+    page.locator("details.log").evaluate("el => el.open = true")
+    assert_english(page, "table")
+    page.get_by_test_id("lang-toggle").click()
+    page.wait_for_function("() => document.documentElement.lang === 'zh-CN'")
+    page.locator("details.log").evaluate("el => el.open = true")
+    assert_chinese(page, "table")
+    keys = page.evaluate("""async () => {
+      const zh = (await import('/i18n/zh.js')).default, en = (await import('/i18n/en.js')).default;
+      const a = Object.keys(zh), b = Object.keys(en);
+      return [a.filter(k => !(k in en)), b.filter(k => !(k in zh))];
+    }""")
+    assert keys == [[], []]
+
+
+def test_keyboard_only_game_in_english(browser: Browser, server: str) -> None:
+    page, errors = _page(browser, server, lang="en")
+    try:
+        start_vs_bots(page, keyboard=True)
+
+        def check(pg: Page, moment: str) -> None:
+            pg.locator("details.log").evaluate("el => el.open = true")
+            assert_english(pg, moment)
+
+        seen = play_game(page, keyboard=True, check=check)
+        assert seen["plays"] >= 1 and seen["decisions"]
+        sheet = page.get_by_test_id("score-sheet")
+        assert sheet.is_visible()
+        assert_english(page, "score sheet")
+        _shot(page, "score-sheet-en.png")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_phone_viewport_shows_the_whole_hand(browser: Browser, server: str) -> None:
+    page, errors = _page(browser, server, width=360, height=740)
+    try:
+        page.goto("/")
+        page.wait_for_selector("[data-testid=create-form]")
+        page.locator("details.all-options").evaluate("el => el.open = true")
+        for _ in range(2):      # both languages fit
+            assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 360
+            page.get_by_test_id("lang-toggle").click()
+        _shot(page, "phone-lobby.png", full=True)
+        start_vs_bots(page)
+        st = wait_turn_or_over(page)
+        assert st is not None
+        hand = page.get_by_test_id("hand")
+        hand.scroll_into_view_if_needed()
+        box = hand.bounding_box()
+        assert box is not None and box["height"] <= 740
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 360
+        cards = page.locator("[data-testid=hand] [data-testid=card]")
+        assert cards.count() == len(st["hand"])
+        corners = page.evaluate("""() => [...document.querySelectorAll(
+            '[data-testid=hand] [data-testid=card]')].map(el => {
+              const r = el.getBoundingClientRect();
+              const top = document.elementFromPoint(r.left + 4, r.top + 6);
+              return {x: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                      shown: !!top && el.contains(top)};
+            })""")
+        for c in corners:
+            assert c["x"] >= 0 and c["right"] <= 360, c
+            assert c["top"] >= 0 and c["bottom"] <= 740, c
+            assert c["shown"], c
+        _shot(page, "phone-table.png")
+        if st["stage"] != "play":
+            page.get_by_test_id("decision").first.click()
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_lobby_lists_every_rule_option_with_help(page: Page, server: str) -> None:
+    with urllib.request.urlopen(f"{server}/api/rules") as res:
+        rules = json.load(res)
+    page.goto("/")
+    page.wait_for_selector("[data-testid=create-form]")
+    options = page.locator(".create-form [data-option]")
+    names = [o.get_attribute("data-option") for o in options.all()]
+    assert names == list(rules["options"])
+    for option in options.all():
+        assert (option.locator(".opt-help").text_content() or "").strip()
+    presets = page.get_by_test_id("preset").locator("option")
+    assert [p.get_attribute("value") for p in presets.all()] == list(rules["presets"])
+    # choosing a preset sets its options
+    page.get_by_test_id("preset").select_option("lianzhong_classic")
+    assert page.locator("[name=opt_deck]").input_value() == "full"
+    assert page.locator("[name=opt_guard_mode]").input_value() == "call"
+
+
+def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
+    """A table made in the lobby (Shandong rules with tribute on) plays a match of two."""
+    page.goto("/")
+    form = page.get_by_test_id("create-form")
+    form.wait_for()
+    page.get_by_test_id("preset").select_option("seed001_216")
+    assert page.locator("[name=opt_tribute]").is_checked()
+    page.get_by_test_id("preset").select_option("shandong")
+    assert not page.locator("[name=opt_tribute]").is_checked()
+    page.locator("details.all-options summary").click()
+    page.locator("[name=opt_tribute]").check()
+    form.locator("[name=games]").fill("2")
+    form.locator("[name=fill_bots]").check()
+    form.get_by_test_id("create-table").click()
+    page.get_by_test_id("hand").wait_for()
+    assert page.get_by_test_id("totals").is_visible()
+    assert page.evaluate("() => window.baohuang.screen.table.rules.tribute") is True
+    play_game(page)
+    sheet = page.get_by_test_id("score-sheet")
+    first_totals = [int(t.inner_text()) for t in sheet.get_by_test_id("total").all()]
+    first_scores = [int(t.inner_text()) for t in sheet.get_by_test_id("score").all()]
+    assert first_totals == first_scores
+    page.wait_for_function("() => window.baohuang.screen.game === 1 && window.baohuang.screen.view"
+                           " && window.baohuang.screen.view.stage !== 'over'")
+    events = page.evaluate("() => window.baohuang.screen.view.events.map(e => e.type)")
+    if "tribute" in events:
+        assert page.get_by_test_id("tribute").is_visible()
+        _shot(page, "table-tribute.png")
+    page.get_by_test_id("last-score").click()
+    assert page.locator(".overlay [data-testid=score-sheet]").is_visible()
+    page.locator(".overlay [data-testid=close-score]").click()
+    play_game(page)
+    sheet = page.get_by_test_id("score-sheet")
+    scores = [int(t.inner_text()) for t in sheet.get_by_test_id("score").all()]
+    totals = [int(t.inner_text()) for t in sheet.get_by_test_id("total").all()]
+    assert totals == [a + b for a, b in zip(first_totals, scores, strict=True)]
+    _shot(page, "score-sheet-match.png")
+
+
+def test_hosted_toggle_plays_on_while_a_watcher_follows(browser: Browser, server: str) -> None:
+    page, errors = _page(browser, server)
+    watcher, watcher_errors = _page(browser, server, lang="en")
+    try:
+        start_vs_bots(page)
+        table_id = page.url.split("#/t/")[1]
+        watcher.goto(f"/#/w/{table_id}")
+        watcher.wait_for_function("() => window.baohuang.screen.view")
+        assert watcher.get_by_test_id("seat").count() == 5
+        assert watcher.get_by_test_id("hand").count() == 0
+        assert watcher.evaluate("() => window.baohuang.screen.view.hand.length") == 0
+        _shot(watcher, "watcher.png")
+        page.get_by_test_id("hosted-toggle").click()
+        page.locator("[data-testid=seat].me [data-testid=hosted-mark]").wait_for()
+        assert page.get_by_test_id("hosted-toggle").get_attribute("aria-pressed") == "true"
+        page.get_by_test_id("score-sheet").wait_for(timeout=GAME_SECONDS * 1000)
+        watcher.get_by_test_id("score-sheet").wait_for()
+        assert_english(watcher, "watcher score sheet")
+        url = page.url
+        page.get_by_test_id("again").click()      # a new game against bots, one click
+        page.wait_for_function(f"() => location.href !== {json.dumps(url)}")
+        page.get_by_test_id("hand").wait_for()
+        assert errors == [] and watcher_errors == []
+    finally:
+        page.context.close()
+        watcher.context.close()
+
+
+def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
+    host, host_errors = _page(browser, server)
+    friend, friend_errors = _page(browser, server)
+    try:
+        host.goto("/")
+        form = host.get_by_test_id("create-form")
+        form.wait_for()
+        form.get_by_test_id("create-table").click()
+        host.get_by_test_id("wait-seat").first.wait_for()
+        assert host.get_by_test_id("wait-seat").count() == 5
+        link = host.get_by_test_id("share-link").input_value()
+        assert "#/t/" in link
+        for seat in (2, 3, 4):
+            host.locator(f'[data-testid=wait-seat][data-seat="{seat}"] select.bot-pick') \
+                .select_option("hosted")
+            host.wait_for_function(
+                f"() => (window.baohuang.screen.table.seats[{seat}] || {{}}).bot === 'hosted'")
+        _shot(host, "waiting-room.png")
+        friend.goto("/")
+        friend.get_by_test_id("join-code").fill(link)
+        friend.get_by_test_id("join").click()
+        for pg in (host, friend):
+            pg.get_by_test_id("hand").wait_for()
+            pg.wait_for_function("() => window.baohuang.screen.view")
+        assert host.evaluate("() => window.baohuang.screen.view.seat") == 0
+        assert friend.evaluate("() => window.baohuang.screen.view.seat") == 1
+        assert host_errors == [] and friend_errors == []
+    finally:
+        host.context.close()
+        friend.context.close()
+
+
+def test_register_log_out_and_log_in(page: Page) -> None:
+    name = f"web{int(time.time() * 1000) % 10**8}"
+    page.goto("/")
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("secret-pass")
+    page.get_by_test_id("register").click()
+    page.get_by_test_id("logout").wait_for()
+    assert page.get_by_test_id("user").inner_text().startswith(name)
+    page.get_by_test_id("logout").click()
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("wrong-pass")
+    page.get_by_test_id("login").click()
+    error = page.get_by_test_id("lobby-error")
+    error.wait_for()
+    assert "密码" in error.inner_text()
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("secret-pass")
+    page.get_by_test_id("login").click()
+    page.get_by_test_id("logout").wait_for()
+    page.reload()
+    page.get_by_test_id("logout").wait_for()      # the session cookie keeps me logged in
+    page.get_by_test_id("history-link").click()
+    page.get_by_text("还没有打完的牌局。").wait_for()
+
+
+def _selection_cases() -> list[tuple[dict[str, Any], list[str], bool]]:
+    """Real play-phase views with selections (legal plays and random picks from the hand),
+    each with whether the engine accepts that play."""
+    import random
+
+    import baohuang as bh
+    from baohuang.bots import make_bot
+
+    rng = random.Random(11)
+    cases: list[tuple[dict[str, Any], list[str], bool]] = []
+    variants = [("shandong", {}), ("lianzhong_classic", {}),
+                ("shandong", {"kaopai": True, "hold_sixes": True, "jokers_with_twos": True})]
+    for n, (preset, options) in enumerate(variants):
+        game = bh.Game.new(bh.RuleSet.preset(preset).replace(**options), seed=100 + n)
+        bots = [make_bot("random", seed=n * 5 + s) for s in range(5)]
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None
+            legal = game.legal_actions()
+            if game.stage is bh.Stage.PLAY and rng.random() < 0.2:
+                view = game.view(seat).to_dict()
+                del view["events"]
+                hand: list[str] = view["hand"]
+                plays = [a for a in legal if a.kind is bh.ActionKind.PLAY]
+                for action in rng.sample(plays, min(2, len(plays))):
+                    cases.append((view, [str(c) for c in action.cards], True))
+                for _ in range(4):
+                    held = sorted({c.rstrip("*").rstrip("shdc") for c in hand})
+                    ranks = rng.sample(held, k=1 if rng.random() < 0.7 else min(2, len(held)))
+                    pick = [c for c in hand if c.rstrip("*").rstrip("shdc") in ranks]
+                    selection = rng.sample(pick, rng.randint(1, len(pick)))
+                    trial = game.copy()
+                    try:
+                        trial.apply(bh.Action(bh.ActionKind.PLAY,
+                                              tuple(bh.parse_cards(selection))))
+                        ok = True
+                    except bh.IllegalAction:
+                        ok = False
+                    cases.append((view, selection, ok))
+            game.apply(bots[seat].choose(game.view(seat), legal))
+    return cases
+
+
+def test_selection_check_agrees_with_the_engine(page: Page) -> None:
+    """The client's check of a selection (before sending) says what the engine says."""
+    cases = _selection_cases()
+    assert sum(ok for _, _, ok in cases) > 50 and sum(not ok for _, _, ok in cases) > 50
+    page.goto("/")
+    answers = page.evaluate("""async (cases) => {
+      const m = await import('/cards.js');
+      const zh = (await import('/i18n/zh.js')).default;
+      return cases.map(([view, selection]) => {
+        const r = m.checkSelection(selection, view);
+        return [r.ok, r.ok || r.reason in zh];
+      });
+    }""", [[view, selection] for view, selection, _ in cases])
+    wrong = [(sel, ok) for (_, sel, ok), (said, _) in zip(cases, answers, strict=True)
+             if said != ok]
+    assert wrong == []
+    assert all(has_text for _, has_text in answers)
