@@ -30,7 +30,8 @@ def test_loadtest_command_reports_a_clean_run(server: ServerProcess) -> None:
 
 
 def test_loadtest_fails_when_games_do_not_finish(server: ServerProcess) -> None:
+    # clients that think 0.5-1.5 s a move cannot finish a game of hundreds of moves in 1 s
     result = CliRunner().invoke(app, ["loadtest", "--server", server.url, "--tables", "1",
-                                      "--timeout", "0.5"])
+                                      "--think", "1.0", "--timeout", "1.0"])
     assert result.exit_code == 1
     assert "timeout" in result.output

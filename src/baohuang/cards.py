@@ -141,13 +141,7 @@ class Card(int):
         return self >= 256
 
     def __str__(self) -> str:
-        text = _RANK_SYMBOLS[Rank(self >> 4)]
-        suit = (self & 15) >> 1
-        if suit:
-            text += "shdc"[suit - 1]
-        if self & 1:
-            text += "*"
-        return text
+        return CARD_TEXT[self]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
@@ -165,8 +159,16 @@ for _rank in Rank:
             _CARDS[_value] = int.__new__(Card, _value)
 
 #: The text of every card, indexed by its value (``CARD_TEXT[c] == str(c)``).
+def _text(value: int) -> str:
+    text = _RANK_SYMBOLS[Rank(value >> 4)]
+    suit = (value & 15) >> 1
+    if suit:
+        text += "shdc"[suit - 1]
+    return text + "*" if value & 1 else text
+
+
 CARD_TEXT: Final[tuple[str, ...]] = tuple(
-    str(_CARDS[v]) if v in _CARDS else "" for v in range(max(_CARDS) + 1))
+    _text(v) if v in _CARDS else "" for v in range(max(_CARDS) + 1))
 
 #: Every card of each rank value 0..17, low to high (what a hand may hold of it).
 CARDS_OF_RANK: Final[tuple[tuple[Card, ...], ...]] = tuple(
