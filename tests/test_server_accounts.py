@@ -110,6 +110,9 @@ def test_history_replay_points_and_rating(server: ServerProcess) -> None:
     assert len(steps) == len(replay["record"]["actions"])
     assert sum(len(cards) for cards in steps[-1]["hands"].values()) == \
         sum(steps[-1]["view"]["hand_counts"])
+    start = replay["start"]                          # the deal, before any action
+    assert start["view"]["hand_counts"] == [len(start["hands"][str(s)]) for s in range(5)]
+    assert start["view"]["stage"] == "emperor" and start["view"]["out"] == []
     assert replay["players"][2]["bot"] == "random" and replay["events"][-1]["type"] == "over"
     missing = httpx.get(server.url + "/api/games/999999/replay")
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "not_found")

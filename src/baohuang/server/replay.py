@@ -26,18 +26,23 @@ def replay(row: dict[str, Any]) -> dict[str, Any]:
     tribute = record["tribute"]
     game = Game.new(RuleSet.from_dict(record["rules"]), record["seed"], dealer=record["dealer"],
                     tribute=None if tribute is None else TributeBasis.from_dict(tribute))
+    start = _position(game)          # the deal, before the first action
     steps = []
     for stored in row["actions"]:
         action = Action.from_dict(stored["action"])
         game.apply(action)
-        view = game.view(None).to_dict()
-        del view["events"]
         steps.append({"action": action.to_dict(), "seat": stored["seat"],
-                      "source": stored["source"], "view": view,
-                      "hands": {str(s): [str(c) for c in game.hand(s)] for s in range(5)}})
+                      "source": stored["source"], **_position(game)})
     players = [{"seat": p["seat"], "name": p["name"], "user_id": p["user_id"], "bot": p["bot"],
                 "score": p["score"], "place": p["place"]} for p in row["players"]]
     return {"game_id": row["id"], "table_id": row["table_id"], "index": row["idx"],
             "players": players, "result": row["result"], "scored": row["scored"],
             "record": record, "events": game.replay_events() if game.is_over else [],
-            "steps": steps}
+            "start": start, "steps": steps}
+
+
+def _position(game: Game) -> dict[str, Any]:
+    """The spectator view (without the event list) and every seat's cards."""
+    view = game.view(None).to_dict()
+    del view["events"]
+    return {"view": view, "hands": {str(s): [str(c) for c in game.hand(s)] for s in range(5)}}

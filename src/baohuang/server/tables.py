@@ -208,6 +208,7 @@ class Table:
             "hosted": self.hosted_json(), "started": time.time(), "finished": None}))
         self.moves = 0
         self.recorded = False
+        self._deadline_after_move()      # the first decision's clock starts with the deal
         for conn in self.conns():
             conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index))
         self.broadcast_table()
