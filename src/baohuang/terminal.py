@@ -134,7 +134,7 @@ class Session:
 
     def __init__(self, console: Console, prompter: Prompter, *, rules: RuleSet | None = None,
                  seed: int = 0, games: int = 1, seat: int = 0,
-                 bots: Sequence[str] = ("hosted",) * 4, lang: Lang = Lang.BOTH,
+                 bots: Sequence[str] = ("heuristic",) * 4, lang: Lang = Lang.BOTH,
                  delay: float | None = None) -> None:
         if not 0 <= seat < 5:
             raise ValueError(f"--seat must be 0..4, not {seat}")
@@ -448,7 +448,7 @@ def play_command(
     seat: Annotated[int, typer.Option(min=0, max=4, help="Your seat, 0-4.")] = 0,
     bots: Annotated[str, typer.Option(
         help="Bots for the other four seats in seat order, a,b,c,d, or one name for "
-        "all.")] = "hosted",
+        "all.")] = "heuristic",
     lang: Annotated[Lang, typer.Option(help="Language: both, zh or en.")] = Lang.BOTH,
     delay: Annotated[float | None, typer.Option(
         min=0.0, help="Seconds to pause after each bot move (default 0.25 in a terminal, "
