@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 import baohuang as bh
 from baohuang import EMPEROR_CARD, GUARD_CARD, Game, GuardMode, Stage
+from baohuang.bots import hosted_action
 from baohuang.bots.sampler import DealSampler, SamplerError, World, current_deal_events
 from baohuang.cards import parse_card
+from baohuang.state import callable_kinds
 
 PRESETS = list(bh.PRESETS)
 
@@ -82,12 +84,25 @@ def check_world(game: Game, view: bh.View, world: World) -> None:
         pending[(receiver, card)] = max(pending[(receiver, card)], 0) + 1 - played
     for (receiver, card), k in pending.items():
         assert Counter(world.hands[receiver])[card] >= k, f"{card} left seat {receiver}"
+    # a seat that gave this seat tribute kept nothing higher (进贡 gives the highest)
+    for i, ev in enumerate(events):
+        if ev["type"] == "tribute" and ev["to"] == me and "card" in ev:
+            giver, rank = ev["seat"], parse_card(ev["card"]) >> 4
+            if any(e["type"] in ("abdicate", "forced") and (e.get("to") == giver or
+                                                           e.get("seat") == giver)
+                   for e in events[i:]):
+                continue
+            assert all(c >> 4 <= rank for c in world.hands[giver] if c != EMPEROR_CARD)
     stolen_or_early = any(ev["type"] == "solo" and (ev.get("stolen") or not any(
         e["type"] in ("decline_solo",) for e in events)) and rules.steal_solo for ev in events)
     fixed = view.stage not in (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL)
     if rules.guard_mode is GuardMode.CARD:
         if world.guard is not None and GUARD_CARD not in view.played and not stolen_or_early:
             assert GUARD_CARD in world.hands[world.guard]
+    elif (view.called is None and view.emperor is not None and view.emperor != me
+          and view.solo is None):
+        # an Emperor who has still to call can call (叫得起)
+        assert callable_kinds(Counter(world.hands[view.emperor]))
     elif view.called is not None and fixed and world.guard is not None:
         e = view.emperor
         assert e is not None
@@ -142,6 +157,52 @@ def test_the_true_deal_is_never_ruled_out(preset: str) -> None:
                         assert weights.get(truth, 0) > 0, (preset, seed, steps, seat)
                 checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("preset", ["lianzhong_classic", "seed001_216"])
+def test_role_phase_deals_of_call_mode_agree_with_the_view(preset: str) -> None:
+    """Early states, where the Emperor has still to call a card."""
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(12):
+        for steps in (1, 2, 3, 4, 6):
+            game = random_state(preset, seed, steps)
+            if game.is_over:
+                continue
+            for seat in range(5):
+                view = game.view(seat)
+                sampler = DealSampler(view)
+                for _ in range(4):
+                    check_world(game, view, sampler.sample(rng))
+                checked += view.called is None and view.emperor not in (None, seat)
+    assert checked >= 20
+
+
+def test_tribute_bounds_the_givers_cards() -> None:
+    """In the second game of a ``seed001_216`` match, a seat that received
+    tribute knows the giver kept nothing higher; samples respect it."""
+    rules = bh.RuleSet.preset("seed001_216")
+    checked = 0
+    for seed in range(6):
+        match = bh.Match(rules, seed=seed, games=2)
+        rng = random.Random(seed)
+        while match.index == 0:
+            game = match.game
+            seat = game.to_act
+            assert seat is not None
+            game.apply(hosted_action(game.view(seat), game.legal_actions()))
+            match.advance()
+        game = match.game
+        for _ in range(rng.randrange(0, 40)):
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+        for seat in range(5):
+            view = game.view(seat)
+            sampler = DealSampler(view)
+            checked += bool(sampler.caps)
+            for _ in range(5):
+                check_world(game, view, sampler.sample(rng))
+    assert checked >= 5
 
 
 def test_the_hidden_guard_is_drawn_among_several_seats() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Stage
-from baohuang.bots import Bot, SearchBot, make_bot
+from baohuang.bots import Bot, SearchBot, hosted_action, make_bot
 from baohuang.bots.rollout import RolloutPolicy, Simulator
 from baohuang.bots.sampler import DealSampler
 from baohuang.bots.search import _RoleFacts
@@ -270,11 +270,15 @@ def test_rollout_scores_are_zero_sum_in_the_shandong_table() -> None:
         assert state.out and all(state.sizes[s] == 0 for s in state.out)
 
 
-def test_bad_budgets_are_refused() -> None:
+def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="iterations"):
         SearchBot(iterations=0)
     with pytest.raises(ValueError, match="time_limit"):
         SearchBot(time_limit=0)
+    with pytest.raises(ValueError, match="itself"):
+        SearchBot(anchor="search")
+    with pytest.raises(ValueError, match="unknown bot 'heuristics'"):
+        SearchBot(anchor="heuristics")
 
 
 def test_a_time_budget_is_honoured() -> None:
@@ -307,7 +311,23 @@ def test_search_beats_hosted_on_the_same_deals() -> None:
         base = play(rules, deal, [make_bot("hosted", s) for s in range(5)])
         for seat in (deal % 5, (deal + 2) % 5):
             bots: list[Bot] = [make_bot("hosted", s) for s in range(5)]
-            bots[seat] = SearchBot(seed=seat, iterations=30)
+            bots[seat] = SearchBot(seed=seat, iterations=30, anchor=None)
             diffs.append(play(rules, deal, bots)[seat] - base[seat])
     assert statistics.mean(diffs) > 0, diffs
+
+
+def test_the_anchor_answer_stands_unless_beaten_clearly() -> None:
+    """With an unreachable confidence bar the search returns exactly what
+    its anchor bot would."""
+    rng = random.Random(6)
+    for preset in PRESETS:
+        for seed in range(5):
+            game = random_state(bh.RuleSet.preset(preset), seed, rng.randrange(0, 200))
+            if game.is_over:
+                continue
+            seat = game.to_act
+            assert seat is not None
+            view, legal = game.view(seat), game.legal_actions()
+            bot = SearchBot(seed=2, iterations=40, anchor="hosted", z=1e9)
+            assert bot.choose(view, legal) == hosted_action(view, legal)
 

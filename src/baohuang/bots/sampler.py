@@ -17,12 +17,16 @@ draws full deals (:class:`World`) that agree with everything the view knows:
 - in ``call`` mode (叫侍卫) the Emperor held three copies of the called card
   at call time (four for a solo), less those he has played, and the fourth
   copy is with the Guard unless played;
+- a player who gave this seat tribute (进贡) kept nothing higher than the
+  card it gave (it gives its highest cards), until unseen cards reach it;
 - a 抢独 claimant under ``three_jokers_and_four_identical`` held three jokers
-  and four identical cards when he claimed.
+  and four identical cards when he claimed, and in ``call`` mode an Emperor
+  who has not called yet holds a card he can call (checked by drawing again).
 
 Knowledge this module does not use (so samples are slightly too wide, never
 wrong): which cards were the unseen extra cards passed with the Emperor
-card, and what tribute cards say about the giver's highest card.
+card, and what declining the throne a second time round says under
+``to_prev`` (no callable card, or four identical ones).
 
 >>> import random
 >>> import baohuang as bh
@@ -49,12 +53,13 @@ from typing import Any
 from ..cards import EMPEROR_CARD, GUARD_CARD, Card, make_deck, parse_card
 from ..rules import Abdication, GuardMode, RuleSet, StealRequirement
 from ..scoring import SoloKind
-from ..state import four_identical
+from ..state import callable_kinds, four_identical
 from ..views import View
 
 __all__ = ["DealSampler", "SamplerError", "World", "current_deal_events"]
 
 SEATS = range(5)
+BJ_RANK = 17
 _REJECTION_TRIES = 64
 
 
@@ -165,6 +170,8 @@ class DealSampler:
         self.called_by_others = 0
         self.steal_check: tuple[int, Counter[Card]] | None = None
         self.called: Card | None = None
+        #: seat -> highest rank its unknown cards may have (from tribute received)
+        self.caps: dict[int, int] = {}
         self._read_events()
         if self.called is None:
             self.called = view.called
@@ -199,8 +206,12 @@ class DealSampler:
             if kind == "tribute":
                 receiver: int = ev["to"]
                 if "card" in ev:
+                    card = parse_card(ev["card"])
                     if seat == me:
-                        held[receiver][parse_card(ev["card"])] += 1
+                        held[receiver][card] += 1
+                    elif receiver == me and isinstance(seat, int):
+                        # 进贡 gives the highest cards: none left above this one
+                        self.caps[seat] = min(self.caps.get(seat, BJ_RANK), card >> 4)
                 elif isinstance(seat, int):
                     _drop_one_each(held[seat])
             elif kind == "candidate":
@@ -211,6 +222,8 @@ class DealSampler:
             elif kind == "abdicate":
                 receiver = ev["to"]
                 assert isinstance(seat, int) and isinstance(receiver, int)
+                if "cards" not in ev:
+                    self.caps.pop(receiver, None)     # unseen cards may have come in
                 if "cards" in ev:
                     moved = Counter(_cards(ev["cards"]))
                     pool = moved - Counter((EMPEROR_CARD,))
@@ -226,6 +239,7 @@ class DealSampler:
                 bj_at = receiver
             elif kind == "forced":
                 assert isinstance(seat, int)
+                self.caps.pop(seat, None)
                 if bj_at is not None and bj_at != seat:
                     moved = pool + Counter((EMPEROR_CARD,))
                     _remove(held[bj_at], moved)
@@ -417,26 +431,59 @@ class DealSampler:
             i = bisect.bisect_right(self._cumulative, rng.random() * total)
             hyp = self.hypotheses[min(i, len(self.hypotheses) - 1)]
             world = self._deal(hyp, rng)
-            if self._steal_ok(world):
+            if self._accepted(world):
                 return world
         return world
 
     def _deal(self, hyp: _Hypothesis, rng: random.Random) -> World:
         pool = hyp.pool[:]
         rng.shuffle(pool)
-        hands: list[tuple[Card, ...]] = []
+        dealt: list[list[Card]] = [[] for _ in SEATS]
+        slots = hyp.slots[:]
+        if self.caps:
+            pool = self._deal_capped(pool, dealt, slots, rng)
         at = 0
+        hands: list[tuple[Card, ...]] = []
         for s in SEATS:
             if s == self.me:
                 hands.append(self.view.hand)
                 continue
-            k = hyp.slots[s]
-            hand = pool[at:at + k]
+            k = slots[s]
+            hand = dealt[s] + pool[at:at + k]
             at += k
             hand.extend(hyp.need[s].elements())
             hand.sort()
             hands.append(tuple(hand))
         return World(tuple(hands), self.emperor, hyp.guard, hyp.solo)
+
+    def _deal_capped(self, pool: list[Card], dealt: list[list[Card]], slots: list[int],
+                     rng: random.Random) -> list[Card]:
+        """Deal the cards some seats cannot hold (above their cap) first, each
+        to a seat that may hold it, chosen in proportion to its free places;
+        returns the rest of the pool."""
+        caps = self.caps
+        low = min(caps.values())
+        high = sorted((c for c in pool if c >> 4 > low), reverse=True)
+        rest = [c for c in pool if c >> 4 <= low]
+        for card in high:
+            rank = card >> 4
+            seats = [s for s in SEATS if s != self.me and slots[s] > 0
+                     and caps.get(s, BJ_RANK) >= rank]
+            if not seats:
+                raise SamplerError(f"no seat may hold {card} (tribute shows the givers' "
+                                   f"highest cards)")
+            pick = rng.random() * sum(slots[s] for s in seats)
+            for s in seats:
+                pick -= slots[s]
+                if pick < 0:
+                    break
+            dealt[s].append(card)
+            slots[s] -= 1
+        return rest
+
+    def _accepted(self, world: World) -> bool:
+        """Rules that can only be checked on a whole deal (rejection sampling)."""
+        return self._steal_ok(world) and self._can_call(world)
 
     def _steal_ok(self, world: World) -> bool:
         """A 抢独 claimant under the strict rule held 3 jokers and 4 identical cards."""
@@ -448,3 +495,11 @@ class DealSampler:
         hand = Counter(world.hands[seat]) + played
         jokers = sum(n for c, n in hand.items() if c >> 4 >= 16)
         return jokers >= 3 and four_identical(hand)
+
+    def _can_call(self, world: World) -> bool:
+        """In ``call`` mode an Emperor who has not called yet can call (叫得起)."""
+        e = self.emperor
+        if (self.rules.guard_mode is not GuardMode.CALL or e is None or e == self.me
+                or self.called is not None or self.early_open_solo):
+            return True
+        return bool(callable_kinds(Counter(world.hands[e])))

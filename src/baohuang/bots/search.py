@@ -60,7 +60,7 @@ from ..plays import InvalidPlay, classify
 from ..rules import GuardMode, RuleSet
 from ..state import GameState, Stage
 from ..views import View
-from .base import BOTS, Bot, register
+from .base import Bot, make_bot, register
 from .hosted import hosted_action
 from .rollout import PlayState, RolloutPolicy, Shape4, Simulator
 from .sampler import DealSampler, SamplerError, World, current_deal_events
@@ -131,7 +131,8 @@ class SearchBot:
     moves are searched at most.  ``anchor``: the registered bot whose answer
     is always searched and kept unless another move beats it by ``z``
     standard errors of the paired difference (and, in the role phase, by
-    ``caution`` points as well); ``None`` disables anchoring.
+    ``caution`` points as well); with ``None`` play is not anchored and role
+    answers are measured against the 托管 default.
     """
 
     name = "search"
@@ -153,10 +154,9 @@ class SearchBot:
         self.caution = caution
         self.z = z
         self.policy = policy or RolloutPolicy()
-        self._anchor: Bot | None = None
-        if anchor is not None:
-            factory = BOTS.get(anchor) or BOTS.get("hosted")
-            self._anchor = factory(seed) if factory is not None else None
+        if anchor == self.name:
+            raise ValueError("the search bot cannot anchor on itself")
+        self._anchor: Bot | None = None if anchor is None else make_bot(anchor, seed)
         self._sims: dict[RuleSet, Simulator] = {}
         #: Playouts made by the last :meth:`choose` call (for benchmarks).
         self.last_playouts = 0
@@ -181,19 +181,22 @@ class SearchBot:
             sim = self._sims[rules] = Simulator(rules, self.policy)
         rng = random.Random(f"search/{self.seed}/{view.seat}/{view.deal_no}/"
                             f"{len(view.events)}/{' '.join(map(str, view.hand))}")
-        anchor = (self._anchor.choose(view, legal) if self._anchor is not None
-                  else hosted_action(view, legal))
+        anchor = self._anchor.choose(view, legal) if self._anchor is not None else None
         if view.stage is Stage.PLAY:
             return self._choose_play(view, legal, anchor, sampler, sim, rng)
         return self._choose_role(view, legal, anchor, sampler, sim, rng)
 
     # -- play phase ------------------------------------------------------------------
-    def _choose_play(self, view: View, legal: Sequence[Action], anchor: Action,
+    def _choose_play(self, view: View, legal: Sequence[Action], anchor: Action | None,
                      sampler: DealSampler, sim: Simulator, rng: random.Random) -> Action:
         arms = self._play_arms(view, legal, sampler.rules, anchor)
         if len(arms) == 1:
             return arms[0].action
         keep = next((a for a in arms if a.action == anchor), None)
+        if keep is None and anchor is not None and anchor.kind is A.PLAY:
+            shape = classify(anchor.cards, sampler.rules)
+            key = (shape.rank, shape.n, shape.sj, shape.bj)
+            keep = next((a for a in arms if a.shape == key and not a.ask_lead), None)
         me = view.seat
         assert me is not None
         base = _root_facts(view, sampler.rules)
@@ -218,7 +221,7 @@ class SearchBot:
         return self._verdict(best, keep, 0.0).action
 
     def _play_arms(self, view: View, legal: Sequence[Action], rules: RuleSet,
-                   anchor: Action) -> list[_Arm]:
+                   anchor: Action | None) -> list[_Arm]:
         special = _revealing(view)
         by_shape: dict[Shape4 | None, _Arm] = {}
         reveal: dict[Shape4 | None, int] = {}
@@ -250,10 +253,12 @@ class SearchBot:
         return arms + extra if arms or extra else [_Arm(legal[0])]
 
     # -- role phase --------------------------------------------------------------------
-    def _choose_role(self, view: View, legal: Sequence[Action], anchor: Action,
+    def _choose_role(self, view: View, legal: Sequence[Action], anchor: Action | None,
                      sampler: DealSampler, sim: Simulator, rng: random.Random) -> Action:
         me = view.seat
         assert me is not None
+        if anchor is None:
+            anchor = hosted_action(view, legal)     # role answers need a reference
         arms = [_Arm(a, bias=SOLO_BIAS.get(a.kind, 0.0)) for a in legal]
         if len(arms) > self.max_arms:
             arms.sort(key=lambda a: (a.action != anchor, str(a.action)))
@@ -275,6 +280,8 @@ class SearchBot:
             deal_no = st.deal_no
             while st.stage not in (Stage.PLAY, Stage.OVER) and st.deal_no == deal_no:
                 options = roles.legal(st)
+                if not options:
+                    return 0.0      # a deal the rules could not have reached
                 roles.apply(st, _default_role_action(st, options))
             if st.stage is not Stage.PLAY or st.deal_no != deal_no:
                 return 0.0          # a redeal: a fresh deal is worth nothing either way
