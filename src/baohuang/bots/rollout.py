@@ -36,7 +36,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..plays import follow_shapes
+from ..plays import Shape, follow_shapes, shape_beats
 from ..rules import LeadAfterOut, RuleSet, Scoring
 from ..scoring import SoloKind, settle
 
@@ -76,10 +76,6 @@ class PlayState:
         return PlayState([c[:] for c in self.counts], self.sizes[:], self.out[:],
                          self.royal, self.emperor, self.guard, self.solo, self.to_act,
                          self.last, self.last_seat, self.passes, self.applicant)
-
-    @property
-    def over_order(self) -> tuple[int, ...]:
-        return tuple(self.out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +348,6 @@ class Simulator:
         r2, n2, x2, y2 = new
         r1, n1, x1, y1 = old
         if self._kaopai and x1 + y1:
-            from ..plays import Shape, shape_beats
             return shape_beats(Shape(*new), Shape(*old), True)
         if y1 or n2 + x2 + y2 != n1 + x1 + y1 or y2 < x1:
             return False
@@ -424,7 +419,6 @@ class Simulator:
 
     def _follow_kaopai(self, c: list[int], last: Shape4, urgent: bool, save: float,
                        rand: Callable[[], float]) -> Shape4 | None:
-        from ..plays import Shape
         options = follow_shapes(c, Shape(*last), self.rules)
         if not options:
             return None

@@ -308,8 +308,6 @@ class DealSampler:
                 return [(self.guard_known, self._solo_for(self.guard_known))]
             if self.sj_holder is not None:
                 return [(self.sj_holder, self._solo_for(self.sj_holder))]
-            if GUARD_CARD in view.played:      # played without a reveal: open solo
-                return [(e, "open")] if e is not None else [(None, None)]
             seats = [s for s in SEATS if s != me]
             return [(s, self._solo_for(s)) for s in seats]
         called = self.called
