@@ -6,9 +6,11 @@ seat is still on 托管 the table is dissolved."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .rating import rate_game
+from .rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
+from .storage import RateGame
 
 if TYPE_CHECKING:
     from .tables import Table
@@ -37,9 +39,10 @@ async def record_result(table: Table) -> None:
                             "games": 1 if scored else 0,
                             "wins": 1 if scored and score > 0 else 0,
                             "leaves": 1 if seat.left else 0})
+    rate: RateGame | None = None
     if scored and result.emperor is not None and result.guard is not None:
-        await _rate(table, updates, result.emperor, result.guard, result.solo is not None,
-                    result.royal_won)
+        royal = (result.emperor,) if result.solo is not None else (result.emperor, result.guard)
+        rate = partial(_rate, royal=royal, royal_won=result.royal_won)
     if scored:
         table.totals = [t + s for t, s in zip(table.totals, result.scores, strict=True)]
     played = table.index + 1
@@ -50,29 +53,16 @@ async def record_result(table: Table) -> None:
     await table.storage.finish_game(
         table.game_ids[-1], result=result.to_dict(), scored=scored,
         hosted=[None if s is None else s.hosted_json() for s in seats], players=players,
-        user_updates=updates, table_id=table.id, totals=table.totals)
+        user_updates=updates, table_id=table.id, totals=table.totals, status=table.status,
+        rate=rate)
     if table.status != "playing":
         table.finished_at = time.monotonic()
-        await table.storage.update_table(table.id, status=table.status, finished=time.time())
 
 
-async def _rate(table: Table, updates: list[dict[str, Any]], emperor: int, guard: int,
-                solo: bool, royal_won: bool | None) -> None:
-    ratings: list[tuple[float, float]] = []
-    rated: list[bool] = []
-    users = {}
-    for seat in table.seats:
-        assert seat is not None
-        user = await table.storage.user(seat.user_id) if seat.user_id is not None else None
-        if user is not None:
-            users[user.id] = user
-        ratings.append((user.mu, user.sigma) if user is not None else (25.0, 25.0 / 3))
-        rated.append(user is not None)
-    royal = (emperor,) if solo else (emperor, guard)
-    new = rate_game(ratings, royal=royal, royal_won=royal_won, rated=rated)
-    by_user = {seat.user_id: new[i] for i, seat in enumerate(table.seats)
-               if seat is not None and seat.user_id is not None}
-    for change in updates:
-        rating = by_user.get(change["id"])
-        if rating is not None:
-            change["mu"], change["sigma"] = rating
+def _rate(current: list[tuple[float, float] | None], *, royal: tuple[int, ...],
+          royal_won: bool | None) -> list[tuple[float, float] | None]:
+    """New ratings from the seats' current ones; a seat without a user plays at the
+    default rating and is not rated."""
+    ratings = [r if r is not None else (DEFAULT_MU, DEFAULT_SIGMA) for r in current]
+    return rate_game(ratings, royal=royal, royal_won=royal_won,
+                     rated=[r is not None for r in current])

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,10 @@ __all__ = ["NameTaken", "Storage", "UserRecord", "migrate", "open_storage"]
 log = logging.getLogger("baohuang.server")
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+RateGame = Callable[[list[tuple[float, float] | None]], list[tuple[float, float] | None]]
+"""New ``(mu, sigma)`` per seat from the current ones (``None``: no rated user)."""
 
 
 class NameTaken(ValueError):
@@ -126,6 +130,7 @@ class Storage:
         self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        self._results_lock = asyncio.Lock()    # rating read → write, one game at a time
 
     @property
     def dialect(self) -> str:
@@ -290,25 +295,46 @@ class Storage:
     async def finish_game(self, game_id: int, *, result: dict[str, Any], scored: bool,
                           hosted: Any, players: Sequence[dict[str, Any]],
                           user_updates: Sequence[dict[str, Any]], table_id: str,
-                          totals: list[int]) -> None:
-        """Record a finished game, its players, the users' new totals and ratings and
-        the table's match totals — in one transaction."""
+                          totals: list[int], status: str,
+                          rate: RateGame | None = None) -> None:
+        """Record a finished game, its players, the users' new totals and ratings, the
+        table's match totals and its status — in one transaction, so that a crash leaves
+        either all of it or none.
+
+        ``rate`` gets the current ``(mu, sigma)`` of every seat's user (``None`` for a
+        seat without one), read inside the transaction, and returns the new ratings: two
+        tables finishing at once with the same player both count, one after the other.
+        """
         now = time.time()
-        async with self.engine.begin() as conn:
+        table_values: dict[str, Any] = {"totals": totals, "status": status}
+        if status != "playing":
+            table_values["finished"] = now
+        async with self._results_lock, self.engine.begin() as conn:
+            new_ratings: dict[int, tuple[float, float]] = {}
+            if rate is not None:
+                seat_users = [p["user_id"] for p in players]
+                ids = [u for u in seat_users if u is not None]
+                query = select(users.c.id, users.c.mu, users.c.sigma).where(users.c.id.in_(ids))
+                if self.dialect == "postgresql":
+                    query = query.with_for_update()
+                current = {r.id: (r.mu, r.sigma) for r in await conn.execute(query)}
+                rated = rate([None if u is None else current.get(u) for u in seat_users])
+                new_ratings = {u: r for u, r in zip(seat_users, rated, strict=True)
+                               if u is not None and r is not None}
             await conn.execute(update(games).where(games.c.id == game_id).values(
                 status="over", result=result, scored=scored, hosted=hosted, finished=now))
             await conn.execute(insert(game_players), [
                 {**p, "game_id": game_id, "finished": now} for p in players])
             for change in user_updates:
+                rating = new_ratings.get(change["id"])
                 await conn.execute(update(users).where(users.c.id == change["id"]).values(
                     points=users.c.points + change["points"],
                     games=users.c.games + change["games"],
                     wins=users.c.wins + change["wins"],
                     leaves=users.c.leaves + change["leaves"],
-                    **({"mu": change["mu"], "sigma": change["sigma"]}
-                       if "mu" in change else {})))
+                    **({"mu": rating[0], "sigma": rating[1]} if rating is not None else {})))
             await conn.execute(update(tables).where(tables.c.id == table_id)
-                               .values(totals=totals))
+                               .values(**table_values))
 
     # -- history and replay ------------------------------------------------------------------
     async def history(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:

@@ -290,12 +290,9 @@ class Table:
         if game.is_over and not self.recorded:
             await self.game_over()
         elif game.is_over and self.status == "playing":
-            if self.index + 1 < self.settings.games:
-                self.post(NextGame(self.index + 1))
-            else:                    # stopped between storing the result and the status
-                self.status, self.finished_at = "finished", time.monotonic()
-                await self.storage.update_table(self.id, status="finished",
-                                                finished=time.time())
+            # the result and the table's status are stored together: a table still
+            # playing after a stored result has games to go
+            self.post(NextGame(self.index + 1))
         self.schedule()
 
     # -- timers, 托管 and bots --------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""Finished games in the database: a result, its players' totals and ratings, and
+the table's status land together, and two tables finishing at the same moment
+with the same player both count (a real SQLite file, and PostgreSQL when set)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baohuang.server.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
+from baohuang.server.storage import Storage, open_storage
+
+from server_support import DATABASES, database
+
+ROYAL = (0, 1)
+
+
+def _rate(current: list[tuple[float, float] | None]) -> list[tuple[float, float] | None]:
+    ratings = [r if r is not None else (DEFAULT_MU, DEFAULT_SIGMA) for r in current]
+    return rate_game(ratings, royal=ROYAL, royal_won=True, rated=[r is not None for r in current])
+
+
+async def _table_with_game(storage: Storage, table_id: str, games: int) -> int:
+    await storage.insert_table({
+        "id": table_id, "code": table_id[-6:], "owner": None, "preset": "shandong",
+        "rules": {}, "timeout": 30.0, "games": games, "seed": 1, "autostart": True,
+        "status": "playing", "seats": [], "totals": [0] * 5, "created": time.time(),
+        "finished": None})
+    return await storage.insert_game({
+        "table_id": table_id, "idx": 0, "seed": 1, "dealer": 0, "tribute": None, "rules": {},
+        "seats": [], "status": "playing", "result": None, "scored": None, "hosted": None,
+        "started": time.time(), "finished": None})
+
+
+def _finish(storage: Storage, game_id: int, table_id: str, user_id: int,
+            status: str) -> Any:
+    players = [{"seat": s, "user_id": user_id if s == 0 else None,
+                "bot": None if s == 0 else "hosted", "name": f"p{s}", "score": 2 if s < 2 else -1,
+                "place": s + 1} for s in range(5)]
+    return storage.finish_game(
+        game_id, result={"places": [1, 2, 3, 4, 5]}, scored=True, hosted=[False] * 5,
+        players=players,
+        user_updates=[{"id": user_id, "points": 2, "games": 1, "wins": 1, "leaves": 0}],
+        table_id=table_id, totals=[4, 2, -2, -2, -2], status=status, rate=_rate)
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_two_tables_finishing_at_once_both_rate_the_player(kind: str, tmp_path: Path) -> None:
+    async def main() -> None:
+        with database(kind, tmp_path) as url:
+            storage = await open_storage(url)
+            try:
+                user = await storage.create_user("both", name_key="both", password_hash=None,
+                                                 guest=True, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+                first = await _table_with_game(storage, "table-aaaaaa", 1)
+                second = await _table_with_game(storage, "table-bbbbbb", 3)
+                await asyncio.gather(_finish(storage, first, "table-aaaaaa", user.id, "finished"),
+                                     _finish(storage, second, "table-bbbbbb", user.id,
+                                             "playing"))
+                after = await storage.user(user.id)
+                assert after is not None
+                assert (after.games, after.wins, after.points) == (2, 2, 4)
+                once = _rate([(DEFAULT_MU, DEFAULT_SIGMA)] + [None] * 4)[0]
+                assert once is not None
+                twice = _rate([once] + [None] * 4)[0]
+                assert (after.mu, after.sigma) == pytest.approx(twice)     # not just `once`
+                assert after.sigma < once[1]
+                rows = {r["id"]: r for r in await storage.unfinished_tables()}
+                assert "table-aaaaaa" not in rows            # status stored with the result
+                assert rows["table-bbbbbb"]["status"] == "playing"
+                assert rows["table-bbbbbb"]["totals"] == [4, 2, -2, -2, -2]
+            finally:
+                await storage.close()
+
+    asyncio.run(main())
