@@ -61,6 +61,18 @@ def _fill(st: GameState, seat: int, groups: RankCards, rank: int) -> tuple[Card,
     return held
 
 
+def _jokers(st: GameState, seat: int,
+            groups: RankCards) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """``seat``'s big and small jokers (大王, 小王)."""
+    big = groups[17]
+    if big is None:
+        big = _fill(st, seat, groups, 17)
+    small = groups[16]
+    if small is None:
+        small = _fill(st, seat, groups, 16)
+    return big, small
+
+
 def _grouped(st: GameState, seat: int, special: frozenset[Card]) -> Groups:
     """Per rank: (ordinary cards, special cards) held, in a fixed order."""
     groups = _rank_cards(st, seat)
@@ -101,12 +113,7 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     special = st.special_cards(seat)
     if not special:
         groups = _rank_cards(st, seat)
-        big = groups[17]
-        if big is None:
-            big = _fill(st, seat, groups, 17)
-        small = groups[16]
-        if small is None:
-            small = _fill(st, seat, groups, 16)
+        big, small = _jokers(st, seat, groups)
         actions: list[Action] = []
         for r, n, x, y in shapes:
             held = groups[r]
@@ -254,12 +261,7 @@ def _follow_actions(st: GameState, seat: int, counts: list[int],
     if size < total:
         return out
     groups = _rank_cards(st, seat)
-    big = groups[17]
-    if big is None:
-        big = _fill(st, seat, groups, 17)
-    small = groups[16]
-    if small is None:
-        small = _fill(st, seat, groups, 16)
+    big, small = _jokers(st, seat, groups)
     play = _PLAY_KIND
     hold = rules.hold_sixes
     plain_twos = not rules.jokers_with_twos
