@@ -331,3 +331,82 @@ def test_the_anchor_answer_stands_unless_beaten_clearly() -> None:
             bot = SearchBot(seed=2, iterations=40, anchor="hosted", z=1e9)
             assert bot.choose(view, legal) == hosted_action(view, legal)
 
+
+
+def role_states(count: int) -> list[tuple[bh.View, list[Action]]]:
+    """Role-phase decisions with a choice, from games of every preset."""
+    out: list[tuple[bh.View, list[Action]]] = []
+    for preset in PRESETS:
+        for seed in range(40):
+            game = Game.new(bh.RuleSet.preset(preset), seed=seed)
+            while game.stage is not Stage.PLAY and not game.is_over:
+                seat = game.to_act
+                assert seat is not None
+                view, legal = game.view(seat), game.legal_actions()
+                if len(legal) > 1:
+                    out.append((view, legal))
+                game.apply(make_bot("heuristic", seat).choose(view, legal))
+            if len(out) >= count:
+                return out
+    return out
+
+
+def test_role_decisions_are_the_anchors_unless_role_search_is_asked() -> None:
+    states = role_states(12)
+    assert len({v.stage for v, _ in states}) >= 2
+    searched = 0
+    for view, legal in states:
+        anchor = make_bot("heuristic", 4).choose(view, legal)
+        bot = SearchBot(seed=4, iterations=60)
+        assert bot.choose(view, legal) == anchor
+        assert bot.last_playouts == 0
+        deep = SearchBot(seed=4, iterations=60, role_search=True)
+        assert deep.choose(view, legal) in legal
+        searched += deep.last_playouts > 0
+        unanchored = SearchBot(seed=4, iterations=60, anchor=None)
+        assert unanchored.choose(view, legal) == hosted_action(view, legal)
+    assert searched == len(states)
+
+
+def test_early_stop_keeps_the_anchors_answer_and_saves_playouts() -> None:
+    rng = random.Random(8)
+    saved = 0
+    for seed in range(6):
+        game = random_state(bh.RuleSet(), seed, rng.randrange(60, 160))
+        if game.is_over or game.stage is not Stage.PLAY:
+            continue
+        seat = game.to_act
+        assert seat is not None
+        view, legal = game.view(seat), game.legal_actions()
+        if len(legal) < 3:
+            continue
+        full = SearchBot(seed=1, iterations=200)
+        full.choose(view, legal)
+        # a bar no arm can pass: the search ends after its first round
+        quick = SearchBot(seed=1, iterations=200, stop=-1e9)
+        assert quick.choose(view, legal) == make_bot("heuristic", 1).choose(view, legal)
+        assert quick.last_playouts <= full.last_playouts
+        saved += quick.last_playouts < full.last_playouts
+    assert saved > 0
+
+
+def test_a_solo_emperors_play_is_the_anchors_unless_solo_search_is_asked() -> None:
+    checked = 0
+    for seed in range(60):
+        game = Game.new(bh.RuleSet(), seed=seed)
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None
+            view, legal = game.view(seat), game.legal_actions()
+            if (game.stage is Stage.PLAY and view.solo is not None and seat == view.emperor
+                    and len(legal) > 2 and checked < 4):
+                anchor = make_bot("heuristic", 2).choose(view, legal)
+                bot = SearchBot(seed=2, iterations=60)
+                assert bot.choose(view, legal) == anchor and bot.last_playouts == 0
+                deep = SearchBot(seed=2, iterations=60, solo_search=True)
+                assert deep.choose(view, legal) in legal and deep.last_playouts > 0
+                checked += 1
+            game.apply(make_bot("heuristic", seat).choose(view, legal))
+        if checked >= 4:
+            break
+    assert checked >= 1

@@ -258,3 +258,64 @@ def test_timed_tournament_counts_every_decision_of_both_bots() -> None:
     assert report.timing is not None
     assert all(t.decisions > 0 for t in report.timing.values())
     assert "timing" in report.to_dict()
+
+
+def test_challenger_format_puts_the_first_bot_alone_in_each_seat_then_a_baseline() -> None:
+    lineups = arrangements(3, "challenger")
+    assert len(lineups) == 12
+    for other in (1, 2):
+        for seat in range(5):
+            assert tuple(0 if s == seat else other for s in range(5)) in lineups
+        assert (other,) * 5 in lineups
+    assert not any(lu.count(0) > 1 for lu in lineups)
+    with pytest.raises(TournamentError, match="format 'swiss'"):
+        arrangements(2, "swiss")
+
+
+def test_challenger_gain_is_its_score_minus_the_baseline_score_of_the_same_seat() -> None:
+    rules = RuleSet()
+    report = Tournament(["heuristic", "hosted"], deals=2, seed=5, rules=rules,
+                        inference=False, format="challenger").run()
+    gain = 0
+    base_total = 0
+    for deal in range(2):
+        games = play_deal(["heuristic", "hosted"], rules, 5, deal, inference=False,
+                          format="challenger").games
+        assert len(games) == 6
+        base = next(g for g in games if g.lineup == (1,) * 5)
+        base_total += sum(base.scores)
+        for g in games:
+            if g is not base:
+                seat = g.lineup.index(0)
+                gain += g.scores[seat] - base.scores[seat]
+    pair = report.pairs["heuristic vs hosted"]
+    assert pair.games == 10 and pair.total == gain
+    assert report.bots["heuristic"].games == 10       # its lone seats only
+    assert report.bots["hosted"].games == 10          # the baseline's seats
+    assert report.bots["hosted"].total == base_total
+    assert report.to_dict()["format"] == "challenger"
+    # a bot against itself gains exactly nothing
+    same = Tournament(["random", "random"], deals=2, seed=2, inference=False,
+                      format="challenger").run()
+    assert same.pairs["random vs random#2"].total == 0
+    # with more opponents the challenger meets each of them, and only them
+    three = Tournament(["hosted", "random", "random"], deals=1, seed=2, inference=False,
+                       format="challenger").run()
+    assert three.games == 12
+    assert set(three.pairs) == {"hosted vs random", "hosted vs random#2"}
+    assert three.pairs["hosted vs random"].total == three.pairs["hosted vs random#2"].total
+    assert three.bots["hosted"].games == 10
+
+
+def test_cli_runs_the_challenger_format_and_names_a_bad_format() -> None:
+    data = cli_json("--bots", "hosted,random", "--deals", "2", "--format", "challenger",
+                    "--no-inference")
+    assert data["format"] == "challenger" and data["games"] == 12
+    assert data["bots"]["hosted"]["games"] == 10
+    assert cli_json("--bots", "hosted,random", "--deals", "1",
+                    "--no-inference")["format"] == "duplicate"
+    result = runner.invoke(app, ["tournament", "--bots", "hosted,random", "--format", "swiss",
+                                 "--json"])
+    assert result.exit_code != 0 and result.stdout == ""
+    message = " ".join(result.stderr.split())
+    assert "--format" in message and "swiss" in message

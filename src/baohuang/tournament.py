@@ -3,14 +3,27 @@ every seat.
 
 A tournament is a fixed set of deals.  Deal ``i`` uses the game seed
 ``derive_seed(seed, "deal", i)``; each deal is played once per seat
-arrangement (:func:`arrangements`):
+arrangement (:func:`arrangements`).  There are two formats:
 
-* every pair of bots ``(A, B)`` plays its own duplicate set of ten games:
-  ``A`` alone in seat 0, 1, …, 4 against four ``B`` (challenger 1 vs 4), then
-  ``B`` alone in each seat against four ``A`` (teams swapped);
-* with more than two bots every pair plays its ten games on every deal (a
-  round robin of duplicate matches), so every bot sits in every seat of every
-  deal, and meets every other bot equally often.
+``duplicate`` (the default)
+    * every pair of bots ``(A, B)`` plays its own duplicate set of ten games:
+      ``A`` alone in seat 0, 1, …, 4 against four ``B`` (challenger 1 vs 4),
+      then ``B`` alone in each seat against four ``A`` (teams swapped);
+    * with more than two bots every pair plays its ten games on every deal
+      (a round robin of duplicate matches), so every bot sits in every seat
+      of every deal, and meets every other bot equally often.
+
+``challenger``
+    The first bot is the challenger.  For every other bot ``B`` it plays
+    alone in seat 0, 1, …, 4 against four ``B``, and ``B`` plays the deal
+    once with all five seats (the *baseline*): six games per deal and
+    opponent.  Only the lone seat of a challenger game and the seats of the
+    baseline count as games of a bot, and the pair ``A vs B`` is scored by
+    the challenger's score minus ``B``'s score in the same seat of the
+    baseline: what one seat gains when ``A`` takes it over from ``B``.
+    The challenger plays 5 seats per deal instead of 25, which makes it the
+    affordable format when the challenger is slow (``search``); it measures
+    the challenger among the opponent's bots only (never its own team-mates).
 
 Each bot instance is new for every game and gets the seed
 ``derive_seed(seed, "bot", deal, seat)``: the same bot in the same seat of the
@@ -64,6 +77,7 @@ from .tournament_stats import (
 from .views import View
 
 __all__ = [
+    "FORMATS",
     "DealResult",
     "GameSummary",
     "GuardInference",
@@ -78,6 +92,8 @@ __all__ = [
 
 SEATS = range(5)
 Progress = Callable[[int], None]
+#: Tournament formats (see the module doc).
+FORMATS = ("duplicate", "challenger")
 
 
 class TournamentError(ValueError):
@@ -95,16 +111,27 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
-def arrangements(n_bots: int) -> list[tuple[int, ...]]:
+def arrangements(n_bots: int, format: str = "duplicate") -> list[tuple[int, ...]]:
     """The seat arrangements of one deal: entry ``s`` of a lineup is the
-    index of the bot in seat ``s``.  Ten per pair of bots.
+    index of the bot in seat ``s``.  Ten per pair of bots (``duplicate``), or
+    six per opponent of the challenger, bot 0 (``challenger``).
 
     >>> arrangements(2)[:2], len(arrangements(3))
     ([(0, 1, 1, 1, 1), (1, 0, 1, 1, 1)], 30)
+    >>> arrangements(2, "challenger")[4:]
+    [(1, 1, 1, 1, 0), (1, 1, 1, 1, 1)]
     """
     if n_bots < 2:
         raise TournamentError(f"a tournament needs at least two bots, not {n_bots}")
+    if format not in FORMATS:
+        raise TournamentError(f"unknown tournament format {format!r} "
+                              f"(one of: {', '.join(FORMATS)})")
     out: list[tuple[int, ...]] = []
+    if format == "challenger":
+        for b in range(1, n_bots):
+            out.extend(tuple(0 if s == seat else b for s in SEATS) for seat in SEATS)
+            out.append((b,) * 5)
+        return out
     for a, b in itertools.combinations(range(n_bots), 2):
         for alone, rest in ((a, b), (b, a)):
             out.extend(tuple(alone if s == seat else rest for s in SEATS) for seat in SEATS)
@@ -223,7 +250,8 @@ def _play_game(rules: RuleSet, game_seed: int, bots: list[Bot], lineup: tuple[in
 
 
 def play_deal(bot_names: Sequence[str], rules: RuleSet, seed: int, deal: int, *,
-              inference: bool = True, timing: bool = False) -> DealResult:
+              inference: bool = True, timing: bool = False,
+              format: str = "duplicate") -> DealResult:
     """Play every arrangement of deal number ``deal``.
 
     >>> r = play_deal(["hosted", "random"], RuleSet(), seed=3, deal=0, inference=False)
@@ -235,7 +263,7 @@ def play_deal(bot_names: Sequence[str], rules: RuleSet, seed: int, deal: int, *,
     infer = guard_inference() if inference else None
     clocks = {i: Timing(label) for i, label in enumerate(labels)} if timing else None
     result = DealResult(deal, game_seed)
-    for lineup in arrangements(len(bot_names)):
+    for lineup in arrangements(len(bot_names), format):
         bots = [make_bot(bot_names[lineup[s]], derive_seed(seed, "bot", deal, s))
                 for s in SEATS]
         result.games.append(_play_game(rules, game_seed, bots, lineup, infer,
@@ -246,10 +274,11 @@ def play_deal(bot_names: Sequence[str], rules: RuleSet, seed: int, deal: int, *,
 
 
 def play_deals(bot_names: Sequence[str], rules: RuleSet, seed: int, deals: Sequence[int],
-               inference_every: int = 1, timing: bool = False) -> list[DealResult]:
+               inference_every: int = 1, timing: bool = False,
+               format: str = "duplicate") -> list[DealResult]:
     """:func:`play_deal` for several deals (one task of a worker), asking the
     Guard inference on every ``inference_every``-th deal (0: never)."""
-    return [play_deal(bot_names, rules, seed, d, timing=timing,
+    return [play_deal(bot_names, rules, seed, d, timing=timing, format=format,
                       inference=inference_every > 0 and d % inference_every == 0)
             for d in deals]
 
@@ -262,8 +291,10 @@ def chunks(deals: int, size: int) -> Iterator[range]:
 
 @dataclass
 class Tournament:
-    """A duplicate tournament: ``bots`` by registry name, ``deals`` deals from
-    ``seed`` under ``rules`` (default: the ``shandong`` preset).  With
+    """A tournament: ``bots`` by registry name, ``deals`` deals from ``seed``
+    under ``rules`` (default: the ``shandong`` preset), in ``format``
+    ``duplicate`` or ``challenger`` (the first bot alone against the others;
+    see the module doc).  With
     ``inference`` the Guard inference is scored on every
     ``inference_every``-th deal (it costs time: every rebel's view is built
     at the start of every round); ``timing`` measures decision times."""
@@ -275,6 +306,7 @@ class Tournament:
     inference: bool = True
     timing: bool = False
     inference_every: int = 1
+    format: str = "duplicate"
 
     def __post_init__(self) -> None:
         self.bots = list(self.bots)
@@ -291,7 +323,7 @@ class Tournament:
         if self.inference and guard_inference() is None:
             self.inference = False
         self.labels = labels_for(self.bots)
-        self.lineups = arrangements(len(self.bots))
+        self.lineups = arrangements(len(self.bots), self.format)
 
     @property
     def games(self) -> int:
@@ -317,4 +349,4 @@ class Tournament:
         if [r.deal for r in results] != list(range(self.deals)):
             raise TournamentError("some deals are missing from the workers' results")
         return build_report(self.labels, self.seed, self.rules, self.deals, results,
-                            inference=self.inference)
+                            inference=self.inference, format=self.format)

@@ -1,5 +1,5 @@
-"""``baohuang tournament``: a duplicate tournament between bots, shown as
-tables or printed as one JSON object."""
+"""``baohuang tournament``: a duplicate (or challenger) tournament between
+bots, shown as tables or printed as one JSON object."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _round_buckets(rounds: dict[int, list[float]]) -> list[tuple[str, list[float
 def render(report: TournamentReport, console: Console) -> None:
     """Tables of a tournament's results."""
     preset = report.rules.preset_name() or "custom rules"
-    table = Table(title=f"duplicate tournament: {report.deals} deals, {report.games} games, "
+    table = Table(title=f"{report.format} tournament: {report.deals} deals, {report.games} games, "
                         f"seed {report.seed}, {preset}", box=box.SIMPLE_HEAD,
                   caption="mean score per game; ±: its 95% interval (deals as the unit)")
     for col in ("bot", "games", "mean", "±95%", "win rate"):
@@ -65,9 +65,11 @@ def render(report: TournamentReport, console: Console) -> None:
                                for r in (bot.by_role[role] for role in ROLES)))
     console.print(table)
     console.print(roles)
-    if len(report.pairs) > 1:
-        pairs = Table(title="pairs (mean of the first bot against the second)",
-                      box=box.SIMPLE_HEAD)
+    if len(report.pairs) > 1 or report.format == "challenger":
+        title = ("challenger's gain per seat over each opponent's baseline"
+                 if report.format == "challenger"
+                 else "pairs (mean of the first bot against the second)")
+        pairs = Table(title=title, box=box.SIMPLE_HEAD)
         for col in ("pair", "games", "mean", "±95%"):
             pairs.add_column(col, justify="left" if col == "pair" else "right")
         for name, p in report.pairs.items():
@@ -116,6 +118,11 @@ def tournament_command(
         min=1, help="Score the Guard inference on every K-th deal only.")] = 1,
     timing: Annotated[bool, typer.Option(
         help="Also report time per decision (varies from run to run).")] = False,
+    format: Annotated[str, typer.Option(
+        "--format", help="duplicate: every bot alone in every seat against each other "
+                         "bot, 10 games per pair and deal; challenger: the first bot alone "
+                         "in every seat against each other bot, plus that bot's all-five "
+                         "baseline game, 6 games per opponent and deal.")] = "duplicate",
 ) -> None:
     """Duplicate tournament: every bot in every seat of the same deals.
 
@@ -123,6 +130,12 @@ def tournament_command(
     A, B, A alone in each seat against four B, and B alone in each seat
     against four A (10 games per pair and deal).  Scores are per seat and
     game; the 95% interval treats deals as the independent unit.
+
+    With --format challenger the first bot is the challenger: it plays
+    alone in each seat against four copies of each other bot B, and B plays
+    the deal once in all five seats; the challenger's gain is its score minus
+    B's score in the same seat of that baseline game (5 challenger games per
+    deal and opponent instead of 25: the format for a slow challenger).
     """
     try:
         ruleset = RuleSet.preset(rules)
@@ -136,11 +149,12 @@ def tournament_command(
     names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         t = Tournament(names, deals, seed, ruleset, inference=inference, timing=timing,
-                       inference_every=inference_every)
+                       inference_every=inference_every, format=format)
     except UnknownBot as exc:
         raise typer.BadParameter(str(exc), param_hint="--bots") from None
     except TournamentError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--bots") from None
+        hint = "--format" if "format" in str(exc) else "--bots"
+        raise typer.BadParameter(str(exc), param_hint=hint) from None
     err = Console(stderr=True)
     show = not as_json and sys.stderr.isatty()
     try:

@@ -29,7 +29,7 @@ def default_jobs() -> int:
 
 def _task_args(t: Tournament, deals: range) -> tuple[Any, ...]:
     return (t.bots, t.rules, t.seed, list(deals), t.inference_every if t.inference else 0,
-            t.timing)
+            t.timing, t.format)
 
 
 def run_local(t: Tournament, jobs: int, progress: Progress | None) -> list[DealResult]:

@@ -278,12 +278,14 @@ class TournamentReport:
     pairs: dict[str, RoleStats]
     inference: dict[str, dict[int, list[float]]] | None
     timing: dict[str, Timing] | None
+    format: str = "duplicate"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "bots": {k: v.to_dict() for k, v in self.bots.items()},
             "deals": self.deals,
             "seed": self.seed,
+            "format": self.format,
             "games": self.games,
             "rules": self.rules.to_dict(),
             "pairs": {k: v.to_dict() for k, v in self.pairs.items()},
@@ -318,9 +320,16 @@ class _Clustered:
 
 
 def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
-                 results: Sequence[DealResult], *, inference: bool) -> TournamentReport:
+                 results: Sequence[DealResult], *, inference: bool,
+                 format: str = "duplicate") -> TournamentReport:
     """Summarise the deals' results (in deal order, so the floating-point
-    sums do not depend on which worker played which deal)."""
+    sums do not depend on which worker played which deal).
+
+    ``duplicate``: every seat of every game is a game of the bot in it; the
+    pair ``A vs B`` is ``A``'s games in the games between the two.
+    ``challenger``: a bot's games are the challenger's lone seat and the
+    seats of an opponent's all-same baseline game; the pair ``A vs B`` is the
+    challenger's score minus ``B``'s score in the same seat of the baseline."""
     n = len(labels)
     overall = [_Clustered(deals) for _ in range(n)]
     by_role = [{r: _Clustered(deals) for r in ROLES} for _ in range(n)]
@@ -328,22 +337,39 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
     pairs: dict[tuple[int, int], _Clustered] = {}
     for a in range(n):
         for b in range(a + 1, n):
-            pairs[(a, b)] = _Clustered(deals)
+            if format != "challenger" or a == 0:
+                pairs[(a, b)] = _Clustered(deals)
     guard: GuardTally = {}
     timing: dict[str, Timing] | None = None
     games = 0
+
+    def count(d: int, who: int, seat: int, score: int, role: str) -> None:
+        overall[who].add(d, score)
+        by_role[who][role].add(d, score)
+        by_seat[who][seat].add(d, score)
+
     for d, res in enumerate(results):
-        for g in res.games:
-            games += 1
-            low = min(g.lineup)
-            pair = pairs[(low, max(g.lineup))]
-            for seat, (who, score, role) in enumerate(zip(g.lineup, g.scores, g.roles,
-                                                          strict=True)):
-                overall[who].add(d, score)
-                by_role[who][role].add(d, score)
-                by_seat[who][seat].add(d, score)
-                if who == low:
-                    pair.add(d, score)
+        games += len(res.games)
+        if format == "challenger":
+            base = {g.lineup[0]: g for g in res.games if len(set(g.lineup)) == 1}
+            for g in res.games:
+                if len(set(g.lineup)) == 1:
+                    for seat in range(5):
+                        count(d, g.lineup[0], seat, g.scores[seat], g.roles[seat])
+                    continue
+                seat = g.lineup.index(0)
+                other = g.lineup[(seat + 1) % 5]
+                count(d, 0, seat, g.scores[seat], g.roles[seat])
+                pairs[(0, other)].add(d, g.scores[seat] - base[other].scores[seat])
+        else:
+            for g in res.games:
+                low = min(g.lineup)
+                pair = pairs[(low, max(g.lineup))]
+                for seat, (who, score, role) in enumerate(zip(g.lineup, g.scores, g.roles,
+                                                              strict=True)):
+                    count(d, who, seat, score, role)
+                    if who == low:
+                        pair.add(d, score)
         for key, sums in sorted(res.guard.items()):
             acc = guard.setdefault(key, [0.0] * 5)
             for i, v in enumerate(sums):
@@ -359,7 +385,7 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
             for i in range(n)}
     pair_stats = {f"{labels[a]} vs {labels[b]}": c.stats() for (a, b), c in pairs.items()}
     return TournamentReport(seed, deals, rules, games, bots, pair_stats,
-                            _inference_table(guard) if inference else None, timing)
+                            _inference_table(guard) if inference else None, timing, format)
 
 
 def inference_row(sums: Sequence[float]) -> dict[str, float]:
