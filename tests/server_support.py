@@ -87,11 +87,14 @@ async def play_together(clients: list[Client], table_id: str, player: str = "hos
 
 
 class Raw:
-    """A bare WebSocket client: sends what it is told, collects what comes back."""
+    """A bare WebSocket client: sends what it is told, collects what comes back, and
+    keeps its seat's ``view`` as docs/protocol.md says: a snapshot's view, changed by
+    each event's."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.seen: list[dict[str, Any]] = []
+        self.view: dict[str, Any] = {}
 
     @classmethod
     async def connect(cls, url: str, token: str | None = None,
@@ -112,6 +115,10 @@ class Raw:
     async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
         self.seen.append(message)
+        if message["type"] == "snapshot":
+            self.view = dict(message["view"])
+        elif message["type"] == "event":
+            self.view.update(message["view"])
         return message
 
     async def recv_type(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -154,7 +161,7 @@ async def raw_play(raw: Raw, *, until: int | None = None, version: int | None = 
         if acted and until is not None and version >= until:
             return version
         acted = False
-        view = msg["view"]
+        view = raw.view
         if view["legal_actions"] and view["to_act"] == view["seat"]:
             parsed = view_from_dict(view)
             action = hosted_action(parsed, list(parsed.legal_actions))

@@ -39,9 +39,9 @@ async def _my_turn(server: ServerProcess, name: str) -> tuple[Client, Raw, dict[
     await raw.send({"type": "join", "table": table["id"]})
     while True:
         msg = await raw.recv()
-        if msg["type"] in ("event", "snapshot") and msg["view"]["to_act"] == 0 and \
+        if msg["type"] in ("event", "snapshot") and raw.view["to_act"] == 0 and \
                 msg.get("latest", msg["version"]) == msg["version"]:
-            return client, raw, table, msg
+            return client, raw, table, {**msg, "view": dict(raw.view)}
 
 
 def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerProcess) -> None:
@@ -95,9 +95,9 @@ def test_out_of_turn_and_seatless_acts_are_refused(server: ServerProcess) -> Non
         waiting = None
         while waiting is None:
             msg = await raws[0].recv()
-            if msg["type"] in ("event", "snapshot") and msg["view"]["to_act"] is not None \
+            if msg["type"] in ("event", "snapshot") and raws[0].view["to_act"] is not None \
                     and msg.get("latest", msg["version"]) == msg["version"]:
-                waiting = msg["view"]["to_act"]
+                waiting = raws[0].view["to_act"]
         idle = seats[1 - waiting] if waiting in (0, 1) else seats[0]
         await idle.send({"type": "act", "action": {"kind": "pass"}})
         codes = [(await idle.recv_type("error"))["code"]]

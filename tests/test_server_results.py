@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import DATABASES, database
 
 from baohuang.server.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
 from baohuang.server.storage import Storage, open_storage
-
-from server_support import DATABASES, database
 
 ROYAL = (0, 1)
 
@@ -50,30 +49,30 @@ def _finish(storage: Storage, game_id: int, table_id: str, user_id: int,
 
 @pytest.mark.parametrize("kind", DATABASES)
 def test_two_tables_finishing_at_once_both_rate_the_player(kind: str, tmp_path: Path) -> None:
-    async def main() -> None:
-        with database(kind, tmp_path) as url:
-            storage = await open_storage(url)
-            try:
-                user = await storage.create_user("both", name_key="both", password_hash=None,
-                                                 guest=True, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
-                first = await _table_with_game(storage, "table-aaaaaa", 1)
-                second = await _table_with_game(storage, "table-bbbbbb", 3)
-                await asyncio.gather(_finish(storage, first, "table-aaaaaa", user.id, "finished"),
-                                     _finish(storage, second, "table-bbbbbb", user.id,
-                                             "playing"))
-                after = await storage.user(user.id)
-                assert after is not None
-                assert (after.games, after.wins, after.points) == (2, 2, 4)
-                once = _rate([(DEFAULT_MU, DEFAULT_SIGMA)] + [None] * 4)[0]
-                assert once is not None
-                twice = _rate([once] + [None] * 4)[0]
-                assert (after.mu, after.sigma) == pytest.approx(twice)     # not just `once`
-                assert after.sigma < once[1]
-                rows = {r["id"]: r for r in await storage.unfinished_tables()}
-                assert "table-aaaaaa" not in rows            # status stored with the result
-                assert rows["table-bbbbbb"]["status"] == "playing"
-                assert rows["table-bbbbbb"]["totals"] == [4, 2, -2, -2, -2]
-            finally:
-                await storage.close()
+    async def main(url: str) -> None:
+        storage = await open_storage(url)
+        try:
+            user = await storage.create_user("both", name_key="both", password_hash=None,
+                                             guest=True, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+            first = await _table_with_game(storage, "table-aaaaaa", 1)
+            second = await _table_with_game(storage, "table-bbbbbb", 3)
+            await asyncio.gather(_finish(storage, first, "table-aaaaaa", user.id, "finished"),
+                                 _finish(storage, second, "table-bbbbbb", user.id,
+                                         "playing"))
+            after = await storage.user(user.id)
+            assert after is not None
+            assert (after.games, after.wins, after.points) == (2, 2, 4)
+            once = _rate([(DEFAULT_MU, DEFAULT_SIGMA)] + [None] * 4)[0]
+            assert once is not None
+            twice = _rate([once] + [None] * 4)[0]
+            assert (after.mu, after.sigma) == pytest.approx(twice)     # not just `once`
+            assert after.sigma < once[1]
+            rows = {r["id"]: r for r in await storage.unfinished_tables()}
+            assert "table-aaaaaa" not in rows            # status stored with the result
+            assert rows["table-bbbbbb"]["status"] == "playing"
+            assert rows["table-bbbbbb"]["totals"] == [4, 2, -2, -2, -2]
+        finally:
+            await storage.close()
 
-    asyncio.run(main())
+    with database(kind, tmp_path) as url:      # (made outside the loop: PostgreSQL's
+        asyncio.run(main(url))                 # is created with asyncio.run)

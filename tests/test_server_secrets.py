@@ -1,6 +1,7 @@
 """Nothing hidden leaks: over several bot games (with tribute, called guards, hidden
 guards) every message to every seat and watcher is checked against the engine —
-each view is exactly ``game.view(seat)`` and each event exactly
+each snapshot's view is exactly ``game.view(seat)``, each event message's view
+changes are part of it and add up to it, each event is exactly
 ``game.events_for(seat)`` at that version, and no message carries another
 seat's cards before the game is over."""
 
@@ -118,16 +119,32 @@ def test_no_message_ever_shows_another_seats_cards(server: ServerProcess) -> Non
         assert {seat for seat, _ in game_messages} == {0, 1, 2, 3, 4, None}
         wanted = {(_at(m), seat) for seat, m in game_messages}
         truth, bases = _expected(replays, wanted)
+        # an event carries what changed, not the whole view: the rules (which never
+        # change) come once per receiver and game, in the first event after the deal
+        whole = [m for _, m in game_messages if m["type"] == "event" and "rules" in m["view"]]
+        games = len({m["game"] for _, m in game_messages})
+        assert 0 < len(whole) <= 6 * games
+        shown: dict[int | None, dict[str, Any]] = {}    # each receiver's view so far
         for seat, message in game_messages:
             index, view, events, hand = truth[(_at(message), seat)]
             assert message["game"] == index
             expected = dict(view)
-            if message["type"] == "event":
+            if message["type"] == "snapshot":
+                assert message["view"] == expected
+                shown[seat] = dict(message["view"])
+                del shown[seat]["events"]
+            else:
                 del expected["events"]
                 assert message["event"] == events[message["version"] - bases[index] - 1]
-            assert message["view"] == expected
+                # what changed is a part of the seat's own view at that version ...
+                assert {k: expected[k] for k in message["view"]} == message["view"]
+                shown[seat].update(message["view"])
+                if message["version"] != message["latest"]:
+                    continue              # (the batch's last message carries the changes)
+            # ... and the changes add up to exactly that view
+            assert shown[seat] == {k: v for k, v in expected.items() if k != "events"}
             if hand is not None:          # before the game is over: only the own hand
-                assert message["view"]["hands"] == {}
-                assert message["view"]["hand"] == hand
+                assert shown[seat]["hands"] == {}
+                assert shown[seat]["hand"] == hand
                 checked += 1
     assert checked > 1000

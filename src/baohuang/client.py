@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -68,14 +67,25 @@ def _card(text: str) -> Card:
 
 
 def _cards(items: Sequence[str]) -> tuple[Card, ...]:
-    cache = _CARD_CACHE
-    return tuple(cache[c] if c in cache else _card(c) for c in items)
+    try:
+        return tuple(map(_CARD_CACHE.__getitem__, items))
+    except KeyError:
+        return tuple(map(_card, items))
+
+
+_KINDS = {kind.value: kind for kind in ActionKind}
+_new_action = tuple.__new__
 
 
 def _action(data: dict[str, Any]) -> Action:
+    # (a view may hold hundreds of legal actions: made without the NamedTuple
+    # constructor's argument handling)
     seat = data.get("seat")
-    return Action(ActionKind(data["kind"]), _cards(data.get("cards", ())),
-                  seat if isinstance(seat, int) else None)
+    cards = data.get("cards")
+    return _new_action(Action, (_KINDS[data["kind"]] if data["kind"] in _KINDS
+                                else ActionKind(data["kind"]),
+                                _cards(cards) if cards else (),
+                                seat if isinstance(seat, int) else None))
 
 
 def view_from_dict(data: dict[str, Any]) -> View:
@@ -123,6 +133,11 @@ class PlayResult:
 
 MessageHook = Callable[[dict[str, Any]], None]
 _decode = msgspec.json.Decoder(dict[str, Any]).decode
+_encoder = msgspec.json.Encoder()
+
+
+def _encode(message: dict[str, Any]) -> str:
+    return _encoder.encode(message).decode()
 
 
 class Client:
@@ -233,6 +248,8 @@ class _Session:
         self.watch, self.threaded, self.on_message = watch, threaded, on_message
         self.auto_unhost, self.games = auto_unhost, games
         self.version: int | None = None
+        #: our seat's view (docs/protocol.md: a snapshot's, changed by each event's)
+        self.view: dict[str, Any] | None = None
         self.acted_at: int | None = None
         self.sent_at = 0.0
         self.result = PlayResult()
@@ -241,7 +258,7 @@ class _Session:
 
     async def run(self, ws: Any) -> bool:
         """Play on one connection; True when finished."""
-        await ws.send(json.dumps({"type": "join", "table": self.table,
+        await ws.send(_encode({"type": "join", "table": self.table,
                                   "as": "watcher" if self.watch else "player",
                                   "version": self.version}))
         self.acted_at = None
@@ -264,20 +281,26 @@ class _Session:
             await self._unhost(ws)
         elif kind == "snapshot":
             self.version = msg["version"]
-            await self._maybe_act(ws, msg["view"], msg["version"])
+            view = self.view = dict(msg["view"])    # ours to change (not the message's)
+            view["events"] = list(view.get("events", ()))
+            await self._maybe_act(ws, self.view, msg["version"])
         elif kind == "event":
-            if self.version is not None and msg["version"] != self.version + 1:
-                if msg["version"] > self.version + 1:
-                    self.result.resyncs += 1
-                    await ws.send(json.dumps({"type": "resync", "version": self.version}))
+            gap = self.version is not None and msg["version"] > self.version + 1
+            if self.view is None or gap:          # (changes need the view they change)
+                self.result.resyncs += 1
+                await ws.send(_encode({"type": "resync", "version": self.version}))
                 return
+            if self.version is not None and msg["version"] != self.version + 1:
+                return                            # seen already
             self.version = msg["version"]
             ev = msg["event"]
+            self.view.update(msg["view"])     # what changed in our view
+            self.view["events"].append(ev)
             if self.sent_at and ev.get("seat") == self.result.seat:
                 self.result.latencies.append(time.perf_counter() - self.sent_at)
                 self.sent_at = 0.0
             if msg["version"] == msg["latest"]:
-                await self._maybe_act(ws, msg["view"], msg["version"])
+                await self._maybe_act(ws, self.view, msg["version"])
         elif kind == "game_over":
             if not any(g["game"] == msg["game"] for g in self.result.games):
                 self.result.games.append(msg)
@@ -309,7 +332,7 @@ class _Session:
             return
         info = self.result.table["seats"][seat]
         if info and info["hosted"] and not info["locked"] and info["connected"]:
-            await ws.send(json.dumps({"type": "hosted", "on": False}))
+            await ws.send(_encode({"type": "hosted", "on": False}))
 
     async def _maybe_act(self, ws: Any, view_data: dict[str, Any], version: int) -> None:
         self.last = (view_data, version)
@@ -328,4 +351,4 @@ class _Session:
         self.sent_at = time.perf_counter()
         data = action.to_dict()
         self.result.sent.append((version, data))
-        await ws.send(json.dumps({"type": "act", "action": data, "version": version}))
+        await ws.send(_encode({"type": "act", "action": data, "version": version}))

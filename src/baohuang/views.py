@@ -3,14 +3,15 @@ leaves a game (bots, server, terminal and web client all read views)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .actions import Action
-from .cards import Card, make_deck, parse_card
+from .cards import CARD_TEXT, Card, make_deck, parse_card
 from .state import GameState, Stage
 
-__all__ = ["View", "make_view"]
+__all__ = ["FIELD_JSON", "View", "make_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,25 +54,36 @@ class View:
     hands: dict[int, tuple[Card, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values only."""
-        return {
-            "seat": self.seat, "stage": self.stage.value, "to_act": self.to_act,
-            "dealer": self.dealer, "deal_no": self.deal_no, "rules": dict(self.rules),
-            "hand": [str(c) for c in self.hand], "hand_counts": list(self.hand_counts),
-            "candidate": self.candidate, "emperor": self.emperor, "guard": self.guard,
-            "role": self.role, "solo": self.solo,
-            "called": None if self.called is None else str(self.called),
-            "guard_open": self.guard_open, "rebels": list(self.rebels), "kicks": self.kicks,
-            "stake": self.stake, "leader": self.leader,
-            "last_play": None if self.last_play is None else
-            {"seat": self.last_play[0], "cards": [str(c) for c in self.last_play[1]]},
-            "out": list(self.out), "left": list(self.left),
-            "played": [str(c) for c in self.played],
-            "events": [dict(e) for e in self.events],
-            "legal_actions": [a.to_dict() for a in self.legal_actions],
-            "result": self.result,
-            "hands": {str(s): [str(c) for c in cards] for s, cards in self.hands.items()},
-        }
+        """Plain JSON values only (each field as :data:`FIELD_JSON` makes it)."""
+        return {name: convert(getattr(self, name)) for name, convert in FIELD_JSON.items()}
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _texts(cards: tuple[Card, ...]) -> list[str]:
+    return [CARD_TEXT[c] for c in cards]
+
+
+def _last_play(last: tuple[int, tuple[Card, ...]] | None) -> dict[str, Any] | None:
+    return None if last is None else {"seat": last[0], "cards": _texts(last[1])}
+
+
+#: How each field of a :class:`View` becomes plain JSON, in field order:
+#: ``View.to_dict()`` is ``{name: FIELD_JSON[name](value)}`` over all fields.
+FIELD_JSON: dict[str, Callable[[Any], Any]] = {
+    "seat": _same, "stage": lambda stage: stage.value, "to_act": _same, "dealer": _same,
+    "deal_no": _same, "rules": dict, "hand": _texts, "hand_counts": list,
+    "candidate": _same, "emperor": _same, "guard": _same, "role": _same, "solo": _same,
+    "called": lambda card: None if card is None else CARD_TEXT[card],
+    "guard_open": _same, "rebels": list, "kicks": _same, "stake": _same, "leader": _same,
+    "last_play": _last_play, "out": list, "left": list, "played": _texts,
+    "events": lambda events: [dict(e) for e in events],
+    "legal_actions": lambda actions: [a.to_dict() for a in actions],
+    "result": _same,
+    "hands": lambda hands: {str(s): _texts(cards) for s, cards in hands.items()},
+}
 
 
 def _sorted_hand(st: GameState, seat: int) -> tuple[Card, ...]:
@@ -140,3 +152,5 @@ def _cards(tokens: list[str]) -> list[Card]:
 
 #: Dealt cards by their text (events hold played cards as text).
 _BY_TEXT: dict[str, Card] = {str(c): c for c in set(make_deck("full"))}
+
+assert list(FIELD_JSON) == [f.name for f in fields(View)], "FIELD_JSON covers every field"

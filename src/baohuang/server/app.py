@@ -23,6 +23,7 @@ from .accounts import Accounts
 from .api import routes as api_routes
 from .config import ServerConfig
 from .lobby import Lobby
+from .runtime import tune_gc
 from .state import ServerState
 from .storage import open_storage
 from .ws import websocket_endpoint
@@ -80,13 +81,15 @@ def uvicorn_config(app: Starlette, config: ServerConfig, host: str, port: int,
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
                           ws_ping_interval=config.ping_interval,
                           ws_ping_timeout=config.ping_interval,
-                          ws_max_size=MAX_FRAME, lifespan="on")
+                          ws_max_size=MAX_FRAME, lifespan="on",
+                          ws_per_message_deflate=config.ws_compression)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, config: ServerConfig | None = None,
           log_level: str = "info") -> None:
     """Run the server until interrupted."""
     cfg = config or ServerConfig()
+    tune_gc()
     logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     server = uvicorn.Server(uvicorn_config(create_app(cfg), cfg, host, port, log_level))

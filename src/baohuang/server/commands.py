@@ -19,6 +19,8 @@ def serve_command(
     away_grace: float = typer.Option(
         10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
     next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
+    ws_compression: bool = typer.Option(
+        False, help="compress WebSocket messages (permessage-deflate)"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
@@ -27,7 +29,7 @@ def serve_command(
 
     config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
                           hosted_delay=hosted_delay, away_grace=away_grace,
-                          next_game_delay=next_game_delay)
+                          next_game_delay=next_game_delay, ws_compression=ws_compression)
     serve(host, port, config, log_level)
 
 
@@ -45,12 +47,11 @@ def loadtest_command(
 ) -> None:
     """Fill TABLES tables with five WebSocket client bots each and report throughput,
     errors, resyncs and move→broadcast latency."""
-    import asyncio
     import json
 
-    from .loadtest import run_loadtest
+    from .loadtest import run_loadtest, run_on_fast_loop
 
-    report = asyncio.run(run_loadtest(server, tables=tables, games=games, bot=bot,
+    report = run_on_fast_loop(run_loadtest(server, tables=tables, games=games, bot=bot,
                                       think=think, processes=processes, timeout=timeout))
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))

@@ -55,3 +55,6 @@ class ServerConfig:
     keep_finished: float = 600.0
     #: WebSocket keep-alive pings
     ping_interval: float = 20.0
+    #: permessage-deflate: off by default — event messages are a few hundred bytes, and
+    #: compressing each one costs more CPU (server and client) than it saves
+    ws_compression: bool = False

@@ -102,13 +102,19 @@ class Connection:
             await self.websocket.close(code, reason)
 
     async def _write(self) -> None:
+        queue = self._queue
+        send = self.websocket.send_text
         try:
             while True:
-                item = await self._queue.get()
-                if isinstance(item, tuple):           # close after a flush
-                    await self._close(*item)
-                    return
-                await self.websocket.send_text(item)
+                item = await queue.get()
+                while True:                           # all that is queued, in one wake-up
+                    if isinstance(item, tuple):       # close after a flush
+                        await self._close(*item)
+                        return
+                    await send(item)
+                    if queue.empty():
+                        break
+                    item = queue.get_nowait()
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -18,9 +18,9 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -28,8 +28,24 @@ from ..actions import Action
 from ..bots import make_bot
 from ..client import Client, PlayResult
 from ..views import View
+from .runtime import tune_gc
 
-__all__ = ["LoadReport", "run_loadtest"]
+__all__ = ["LoadReport", "run_loadtest", "run_on_fast_loop"]
+
+T = TypeVar("T")
+
+
+def run_on_fast_loop(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)`` on uvloop when it is installed (as uvicorn uses it), with the
+    server's garbage collection settings (:func:`.runtime.tune_gc`): the load generator
+    shares the machine with the server it measures, so it should cost as little as it
+    can.  The bench's baseline clients run the same way."""
+    tune_gc()
+    try:
+        import uvloop
+    except ImportError:          # pragma: no cover - uvloop comes with uvicorn[standard]
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -177,7 +193,8 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
 
 def _worker(server: str, tables: int, games: int, bot: str, think: float,
             timeout: float | None, preset: str, first: int) -> LoadReport:
-    return asyncio.run(run_loadtest(server, tables=tables, games=games, bot=bot, think=think,
+    return run_on_fast_loop(run_loadtest(server, tables=tables, games=games, bot=bot,
+                                         think=think,
                                     timeout=timeout, preset=preset, first=first))
 
 

@@ -94,8 +94,9 @@ def sync(table: Table, conn: Connection, version: int | None) -> None:
         return
     current = table.version
     if version is not None and table.base <= version < current:
-        for text in render.event_texts(game, conn.seat, base=table.base, index=table.index,
-                                       since=version, deadline=table.deadline()):
+        texts, _ = render.event_texts(game, conn.seat, base=table.base, index=table.index,
+                                      since=version, deadline=table.deadline())
+        for text in texts:                # (the last one with the whole view)
             conn.send(text)
     else:
         conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index))

@@ -9,20 +9,21 @@ writer task that groups the writes of all tables into one transaction
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     Connection,
-    Engine,
-    create_engine,
     delete,
     event,
     insert,
@@ -114,19 +115,104 @@ async def open_storage(url: str) -> Storage:
     return storage
 
 
+class _SqliteActions:
+    """Batches of actions into an SQLite file through :mod:`sqlite3`: one prepared
+    ``INSERT`` and one commit per batch, no engine in between (the server's busiest
+    write, made while tables wait to broadcast).
+
+    A batch is written right on the event loop when the file is free — a commit to
+    the WAL costs less than handing the batch to a thread — and by a thread of its
+    own, which waits for the lock, when another connection is writing (never wait
+    for a lock on the loop: the lock holder may need the loop to finish).  The loop's
+    connection leaves checkpoints (which wait for the disk) to that thread."""
+
+    SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at) "
+           "VALUES (?, ?, ?, ?, ?, ?)")
+    #: batches between two checkpoints of the write-ahead log (by the thread)
+    CHECKPOINT_EVERY = 500
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bh-actions")
+        self._db: sqlite3.Connection | None = None       # the thread's
+        self._now: sqlite3.Connection | None = None      # the loop's
+        self._since_checkpoint = 0
+
+    def _write(self, params: list[tuple[Any, ...]] | None) -> None:
+        db = self._db
+        if db is None:
+            db = self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            _sqlite_pragmas(db, None)
+        if params is None:
+            try:
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:      # (the next one, or another connection's, will do)
+                log.warning("checkpoint of %s failed", self.path, exc_info=True)
+            return
+        with db:                                   # commit, or roll back on an error
+            db.executemany(self.SQL, params)
+
+    def _write_now(self, params: list[tuple[Any, ...]]) -> bool:
+        """Write on the loop if nobody else holds the write lock; False if one does."""
+        db = self._now
+        try:
+            if db is None:
+                db = sqlite3.connect(self.path, timeout=0, check_same_thread=False)
+                _sqlite_pragmas(db, None)
+                db.execute("PRAGMA busy_timeout=0")
+                db.execute("PRAGMA wal_autocheckpoint=0")
+                self._now = db
+            with db:
+                db.executemany(self.SQL, params)
+        except sqlite3.OperationalError as exc:
+            if db is not None and db.in_transaction:
+                db.rollback()
+            if "locked" in str(exc) or "busy" in str(exc):
+                return False
+            raise
+        return True
+
+    async def insert(self, rows: list[dict[str, Any]]) -> None:
+        params = [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"])
+                  for r in rows]
+        loop = asyncio.get_running_loop()
+        if not self._write_now(params):
+            await loop.run_in_executor(self._thread, self._write, params)
+        self._since_checkpoint += 1
+        if self._since_checkpoint >= self.CHECKPOINT_EVERY:
+            self._since_checkpoint = 0
+            loop.run_in_executor(self._thread, self._write, None)
+
+    def _close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def close(self) -> None:
+        if self._now is not None:
+            self._now.close()
+            self._now = None
+        self._thread.submit(self._close).result()
+        self._thread.shutdown()
+
+
+def _json(value: Any) -> str:
+    return _json_encoder.encode(value).decode()
+
+
+_json_encoder = msgspec.json.Encoder()
+
+
 class Storage:
     """Every read and write the server does."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        # SQLite: the action writer uses a plain (sync) engine in one worker thread, one
-        # thread hand-off per batch instead of one per statement through aiosqlite
-        self._sync: Engine | None = None
+        # SQLite: the action writer uses sqlite3 in a thread of its own, one hand-off per
+        # batch instead of one per statement through aiosqlite
+        self._sqlite: _SqliteActions | None = None
         if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
-            self._sync = create_engine(engine.url.set(drivername="sqlite"),
-                                       connect_args={"timeout": 30}, pool_size=1,
-                                       max_overflow=0)
-            event.listen(self._sync, "connect", _sqlite_pragmas)
+            self._sqlite = _SqliteActions(engine.url.database)
         self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -147,8 +233,8 @@ class Storage:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
         await self.engine.dispose()
-        if self._sync is not None:
-            self._sync.dispose()
+        if self._sqlite is not None:
+            self._sqlite.close()
 
     # -- actions (group commit) -------------------------------------------------
     async def append_action(self, game_id: int, seq: int, seat: int | None,
@@ -178,16 +264,11 @@ class Storage:
                         future.set_result(None)
 
     async def _insert_actions(self, rows: list[dict[str, Any]]) -> None:
-        if self._sync is not None:
-            await asyncio.to_thread(self._insert_actions_sync, self._sync, rows)
+        if self._sqlite is not None:
+            await self._sqlite.insert(rows)
         else:
             async with self.engine.begin() as conn:
                 await conn.execute(insert(actions), rows)
-
-    @staticmethod
-    def _insert_actions_sync(engine: Engine, rows: list[dict[str, Any]]) -> None:
-        with engine.begin() as conn:
-            conn.execute(insert(actions), rows)
 
     async def _write_one_by_one(self, batch: list[tuple[dict[str, Any],
                                                        asyncio.Future[None]]]) -> None:

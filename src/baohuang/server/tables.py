@@ -121,6 +121,9 @@ class Table:
         self._bot_turn: Token | None = None
         self._bot_tasks: set[asyncio.Task[None]] = set()
         self._public: list[dict[str, Any] | None] = [None] * 5
+        #: the view each seat's connection (index 5: the watchers) holds now, as sent at
+        #: the current version; ``None``: unknown, the next event message sends it whole
+        self._shown: list[View | None] = [None] * 6
         self._hidden_pending = False      # a seat's 托管 change is hidden until the Guard decided
         self._recovering = False
 
@@ -208,6 +211,7 @@ class Table:
             "hosted": self.hosted_json(), "started": time.time(), "finished": None}))
         self.moves = 0
         self.recorded = False
+        self._shown = [None] * 6
         self._deadline_after_move()      # the first decision's clock starts with the deal
         for conn in self.conns():
             conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index))
@@ -396,20 +400,30 @@ class Table:
         return seated + list(self.watchers)
 
     def broadcast_events(self, before: int) -> None:
+        """Send each seat (and the watchers) the events after version ``before`` with
+        what changed in its view since the view it was sent last."""
         game = self.game
         assert game is not None
         deadline = None if game.is_over else self._deadline_after_move()
+        shared: render.Shared = {}
         kw: dict[str, Any] = {"base": self.base, "index": self.index, "since": before,
-                              "deadline": deadline}
+                              "deadline": deadline, "shared": shared}
+        shown = self._shown
         for index, seat in enumerate(self.seats):
             if seat is not None and seat.conn is not None:
-                for text in render.event_texts(game, index, **kw):
-                    seat.conn.send(text)
+                texts, shown[index] = render.event_texts(game, index, last=shown[index], **kw)
+                send = seat.conn.send
+                for text in texts:
+                    send(text)
+            else:
+                shown[index] = None       # nobody has this seat's view: the next one is whole
         if self.watchers:
-            texts = render.event_texts(game, None, **kw)
+            texts, shown[5] = render.event_texts(game, None, last=shown[5], **kw)
             for conn in self.watchers:
                 for text in texts:
                     conn.send(text)
+        else:
+            shown[5] = None
 
     def _deadline_after_move(self) -> float | None:
         self._turn, self.turn_started = (self.index, self.moves), time.monotonic()

@@ -101,7 +101,8 @@ export class TableScreen {
         this.conn.version = msg.version;
         if ('deadline' in msg) this.deadline = msg.deadline;
         this.events.push(msg.event);
-        this.setView({ ...msg.view, events: this.events });
+        // an event carries only what changed in our view (docs/protocol.md, Views)
+        this.setView({ ...this.view, ...msg.view, events: this.events });
         // a batch (one action, several events) shares one view: draw it once, at its end
         if (typeof msg.latest === 'number' && msg.version < msg.latest) return;
         break;
