@@ -1,9 +1,12 @@
-"""Helpers for the engine tests: find real deals by seed and drive games
-with legal actions only (never by editing a game's state)."""
+"""Helpers for the engine and bot tests: find real deals by seed and drive
+games with legal actions only; :func:`swapped` alone builds a state by hand (a
+twin deal for the tests that a bot does not see hidden cards)."""
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -166,3 +169,46 @@ def stage(game: Game) -> Stage:
     """The stage, read through a call so that type checkers do not keep a
     narrowed value across actions."""
     return game.stage
+
+
+def random_state(rules: RuleSet, seed: int, steps: int) -> Game:
+    """A game reached by ``steps`` random legal actions; the second game of a
+    match once the first ends (so that tribute is covered)."""
+    rng = random.Random(seed)
+    match = bh.Match(rules, seed=seed, games=2)
+    for _ in range(steps):
+        if match.game.is_over:
+            match.advance()
+            if match.is_over:
+                break
+        legal = match.game.legal_actions()
+        match.game.apply(legal[rng.randrange(len(legal))])
+    if match.game.is_over and not match.is_over:
+        match.advance()
+    return match.game
+
+
+def swapped(game: Game, viewer: int, rng: random.Random) -> Game | None:
+    """A second deal that differs from ``game`` only in cards ``viewer``
+    cannot see: two other seats swap one ordinary card each.  ``None`` when
+    that is impossible or would show in the view."""
+    st = copy.deepcopy(game._st)
+    others = [s for s in range(5) if s != viewer and st.hands[s]]
+    if len(others) < 2:
+        return None
+    a, b = rng.sample(others, 2)
+    special = {bh.EMPEROR_CARD, bh.GUARD_CARD, st.called}
+    ca = [c for c in st.hands[a] if c not in special and c >> 4 < 16]
+    cb = [c for c in st.hands[b] if c not in special and c >> 4 < 16
+          and ca and c >> 4 != ca[0] >> 4]
+    if not ca or not cb:
+        return None
+    st.take(a, (ca[0],))
+    st.take(b, (cb[0],))
+    st.give(a, (cb[0],))
+    st.give(b, (ca[0],))
+    twin = Game(st)
+    if twin.view(viewer).to_dict() != game.view(viewer).to_dict():
+        return None
+    assert twin.hand(a) != game.hand(a)
+    return twin

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import random
 import statistics
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers import swapped
 
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Stage
@@ -70,32 +70,6 @@ def test_refuses_an_empty_choice() -> None:
     game = Game.new(seed=1)
     with pytest.raises(ValueError, match="no legal action"):
         HeuristicBot().choose(game.view(0), [])
-
-
-def swapped(game: Game, viewer: int, rng: random.Random) -> Game | None:
-    """A second deal that differs from ``game`` only in cards ``viewer``
-    cannot see: two other seats swap one ordinary card each.  ``None`` when
-    that is impossible or would show in the view."""
-    st = copy.deepcopy(game._st)
-    others = [s for s in range(5) if s != viewer and st.hands[s]]
-    if len(others) < 2:
-        return None
-    a, b = rng.sample(others, 2)
-    special = {bh.EMPEROR_CARD, bh.GUARD_CARD, st.called}
-    ca = [c for c in st.hands[a] if c not in special and c >> 4 < 16]
-    cb = [c for c in st.hands[b] if c not in special and c >> 4 < 16
-          and ca and c >> 4 != ca[0] >> 4]
-    if not ca or not cb:
-        return None
-    st.take(a, (ca[0],))
-    st.take(b, (cb[0],))
-    st.give(a, (cb[0],))
-    st.give(b, (ca[0],))
-    twin = Game(st)
-    if twin.view(viewer) != game.view(viewer):
-        return None
-    assert twin.hand(a) != game.hand(a)
-    return twin
 
 
 def test_the_choice_does_not_depend_on_hidden_cards() -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import random
 import statistics
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from helpers import random_state, swapped
 
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Stage
@@ -26,23 +26,6 @@ PRESETS = list(bh.PRESETS)
 VARIANTS: list[dict[str, Any]] = [
     {}, {"hold_sixes": True}, {"kaopai": True}, {"jokers_with_twos": True},
     {"lead_after_out": "next"}, {"lead_after_out": "apply"}]
-
-
-def random_state(rules: bh.RuleSet, seed: int, steps: int) -> Game:
-    """A game reached by ``steps`` random legal actions (second game of a
-    match once the first ends, so that tribute is covered)."""
-    rng = random.Random(seed)
-    match = bh.Match(rules, seed=seed, games=2)
-    for _ in range(steps):
-        if match.game.is_over:
-            match.advance()
-            if match.is_over:
-                break
-        legal = match.game.legal_actions()
-        match.game.apply(legal[rng.randrange(len(legal))])
-    if match.game.is_over and not match.is_over:
-        match.advance()
-    return match.game
 
 
 def revealing(view: bh.View) -> set[bh.Card]:
@@ -106,31 +89,6 @@ def test_search_is_deterministic_for_a_seed_and_a_view() -> None:
     choices = {first.choose(view, legal), first.choose(view, legal),
                SearchBot(seed=5, iterations=60).choose(view, legal)}
     assert len(choices) == 1
-
-
-def swapped(game: Game, viewer: int, rng: random.Random) -> Game | None:
-    """A copy of ``game`` in which two other seats swapped one ordinary card
-    each, when that leaves ``viewer``'s view unchanged (hidden hands differ)."""
-    st = copy.deepcopy(game._st)
-    others = [s for s in range(5) if s != viewer and st.hands[s]]
-    if len(others) < 2:
-        return None
-    a, b = rng.sample(others, 2)
-    special = {bh.EMPEROR_CARD, bh.GUARD_CARD, st.called}
-    ca = [c for c in st.hands[a] if c not in special and c >> 4 < 16]
-    cb = [c for c in st.hands[b] if c not in special and c >> 4 < 16 and c >> 4 != ca[0] >> 4] \
-        if ca else []
-    if not ca or not cb:
-        return None
-    st.take(a, (ca[0],))
-    st.take(b, (cb[0],))
-    st.give(a, (cb[0],))
-    st.give(b, (ca[0],))
-    twin = Game(st)
-    if twin.view(viewer).to_dict() != game.view(viewer).to_dict():
-        return None
-    assert twin.hand(a) != game.hand(a)
-    return twin
 
 
 def test_the_choice_does_not_depend_on_hidden_cards() -> None:
