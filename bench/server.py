@@ -9,8 +9,9 @@
    average message to all five.  The same number of rooms play the same number of
    turns as our tables made moves.
 3. Prints both (messages/s, move→broadcast latency), the ratio of our
-   message rate to the baseline's, the CPU time our server and the load
-   generator spent per move, and the machine's load average before and after.
+   message rate to the baseline's, the CPU time each server and each load
+   generator spent per move (the baseline: per turn, one turn standing for one
+   of our moves), and the machine's load average before and after.
 
 Both servers run with the same uvicorn WebSocket settings and garbage
 collection settings, and both load generators on uvloop.  The ratio compares
@@ -223,10 +224,20 @@ def main() -> None:
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             _wait_for_port(port)
+            base_cpu = _cpu_seconds(proc.pid)
+            base_client_cpu = time.process_time()
             base = run_baseline(port, args.tables, turns, size, args.processes)
+            base_client_cpu = time.process_time() - base_client_cpu
+            base_after = _cpu_seconds(proc.pid)
+            base_cpu = None if base_cpu is None or base_after is None else base_after - base_cpu
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+        base_turns = max(1, args.tables * turns)
+        base["cpu_ms_per_turn"] = {
+            "server": None if base_cpu is None else round(base_cpu / base_turns * 1000, 3),
+            "clients": round(base_client_cpu / base_turns * 1000, 3)
+            if args.processes == 1 else None}
         ratio = mine["messages_per_second"] / base["messages_per_second"]
     load_after = os.getloadavg()
     p99 = mine["latency_ms"]["p99"]
@@ -255,6 +266,9 @@ def main() -> None:
         print(f"bare broadcast   {base['rooms']} rooms × 5 clients, {base['turns']} turns each")
         print(f"                 {base['messages_per_second']} messages/s, turn→broadcast "
               f"p50 {base['latency_ms']['p50']} ms p99 {base['latency_ms']['p99']} ms")
+        bcpu = base["cpu_ms_per_turn"]
+        print(f"                 CPU per turn: server {bcpu['server']} ms, "
+              f"load generator {bcpu['clients']} ms")
         print(f"ratio            {ratio:.2f} of the baseline's message rate (target ≥ "
               f"{TARGET_RATIO})")
     else:
