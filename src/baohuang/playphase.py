@@ -188,12 +188,7 @@ def _lead_actions(st: GameState, seat: int, counts: list[int],
         blocks = st.lead_blocks[seat] = [None] * 16
     play = _PLAY_KIND
     sj, bj = counts[16], counts[17]
-    big = groups[17]
-    if big is None:
-        big = _fill(st, seat, groups, 17)
-    small = groups[16]
-    if small is None:
-        small = _fill(st, seat, groups, 16)
+    big, small = _jokers(st, seat, groups)
     # the jokers added to a play, in the order of lead_shapes (x, then y)
     jokers = [big[:y] + small[:x] for x in range(sj + 1) for y in range(bj + 1)]
     out: list[Action] = []
