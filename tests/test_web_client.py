@@ -530,6 +530,13 @@ def test_lobby_lists_every_rule_option_with_help(page: Page, server: str) -> Non
     assert page.locator("[name=opt_guard_mode]").input_value() == "call"
 
 
+def _sheet_column(page: Page, testid: str) -> list[int]:
+    """One column of the score sheet on screen, once it shows all five seats."""
+    cells = page.get_by_test_id("score-sheet").get_by_test_id(testid)
+    sync_api.expect(cells).to_have_count(5)
+    return [int(t.inner_text()) for t in cells.all()]
+
+
 def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
     """A table made in the lobby (Shandong rules with tribute on) plays a match of two."""
     page.goto("/")
@@ -548,23 +555,22 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
     assert page.get_by_test_id("totals").is_visible()
     assert page.evaluate("() => window.baohuang.screen.table.rules.tribute") is True
     play_game(page)
-    sheet = page.get_by_test_id("score-sheet")
-    first_totals = [int(t.inner_text()) for t in sheet.get_by_test_id("total").all()]
-    first_scores = [int(t.inner_text()) for t in sheet.get_by_test_id("score").all()]
+    first_totals = _sheet_column(page, "total")
+    first_scores = _sheet_column(page, "score")
     assert first_totals == first_scores
     page.wait_for_function("() => window.baohuang.screen.game === 1 && window.baohuang.screen.view"
                            " && window.baohuang.screen.view.stage !== 'over'")
     events = page.evaluate("() => window.baohuang.screen.view.events.map(e => e.type)")
-    if "tribute" in events:
-        assert page.get_by_test_id("tribute").is_visible()
+    if "tribute" in events:        # (the view is in; the table may render a moment later)
+        sync_api.expect(page.get_by_test_id("tribute")).to_be_visible()
         _shot(page, "table-tribute.png")
     page.get_by_test_id("last-score").click()
-    assert page.locator(".overlay [data-testid=score-sheet]").is_visible()
+    sync_api.expect(page.locator(".overlay [data-testid=score-sheet]")).to_be_visible()
     page.locator(".overlay [data-testid=close-score]").click()
+    sync_api.expect(page.locator(".overlay [data-testid=score-sheet]")).to_have_count(0)
     play_game(page)
-    sheet = page.get_by_test_id("score-sheet")
-    scores = [int(t.inner_text()) for t in sheet.get_by_test_id("score").all()]
-    totals = [int(t.inner_text()) for t in sheet.get_by_test_id("total").all()]
+    scores = _sheet_column(page, "score")
+    totals = _sheet_column(page, "total")
     assert totals == [a + b for a, b in zip(first_totals, scores, strict=True)]
     _shot(page, "score-sheet-match.png")
 
