@@ -97,19 +97,19 @@ async def baseline_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 def serve_baseline(port: int) -> None:
-    """The baseline on uvicorn with our server's WebSocket settings (pings, frame size,
-    compression), so that only what runs on top of uvicorn differs."""
+    """The baseline on uvicorn with our server's uvicorn settings (the same
+    ``uvicorn_config``: WebSocket protocol, pings, frame size, compression), so that
+    only what runs on top of uvicorn differs."""
     import uvicorn
 
-    from baohuang.server.app import MAX_FRAME
+    from baohuang.server.app import uvicorn_config
     from baohuang.server.config import ServerConfig
     from baohuang.server.runtime import tune_gc
 
     config = ServerConfig()
     tune_gc()                                 # as `baohuang serve` does
-    uvicorn.run(baseline_app, host="127.0.0.1", port=port, log_level="warning",
-                ws_ping_interval=config.ping_interval, ws_ping_timeout=config.ping_interval,
-                ws_max_size=MAX_FRAME, ws_per_message_deflate=config.ws_compression)
+    uvicorn.Server(uvicorn_config(baseline_app, config, "127.0.0.1", port,
+                                  log_level="warning")).run()
 
 
 def run_baseline(port: int, rooms: int, turns: int, size: int, processes: int

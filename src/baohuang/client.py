@@ -40,7 +40,7 @@ from .actions import Action, ActionKind
 from .bots import Bot, make_bot
 from .cards import Card, parse_card
 from .state import Stage
-from .views import View
+from .views import View, build_view
 
 __all__ = ["Client", "ClientError", "PlayResult", "Player", "view_from_dict"]
 
@@ -74,10 +74,15 @@ def _cards(items: Sequence[str]) -> tuple[Card, ...]:
 
 
 _KINDS = {kind.value: kind for kind in ActionKind}
+_STAGES = {stage.value: stage for stage in Stage}
 _new_action = tuple.__new__
+#: (kind, *cards) -> the action, for the actions without a seat seen lately (most
+#: legal-action lists are made of the same few hundred)
+_ACTIONS: dict[tuple[Any, ...], Action] = {}
+_ACTIONS_MAX = 50_000
 
 
-def _action(data: dict[str, Any]) -> Action:
+def _make_action(data: dict[str, Any]) -> Action:
     # (a view may hold hundreds of legal actions: made without the NamedTuple
     # constructor's argument handling)
     seat = data.get("seat")
@@ -86,6 +91,20 @@ def _action(data: dict[str, Any]) -> Action:
                                 else ActionKind(data["kind"]),
                                 _cards(cards) if cards else (),
                                 seat if isinstance(seat, int) else None))
+
+
+def _action(data: dict[str, Any]) -> Action:
+    if "seat" in data:
+        return _make_action(data)
+    cards = data.get("cards")
+    key = (data["kind"], *cards) if cards else (data["kind"],)
+    action = _ACTIONS.get(key)
+    if action is None:
+        action = _make_action(data)
+        if len(_ACTIONS) >= _ACTIONS_MAX:
+            _ACTIONS.clear()
+        _ACTIONS[key] = action
+    return action
 
 
 def view_from_dict(data: dict[str, Any]) -> View:
@@ -98,21 +117,17 @@ def view_from_dict(data: dict[str, Any]) -> View:
     True
     """
     last = data.get("last_play")
-    return View(
-        seat=data["seat"], stage=Stage(data["stage"]), to_act=data["to_act"],
-        dealer=data["dealer"], deal_no=data["deal_no"], rules=dict(data["rules"]),
-        hand=_cards(data["hand"]), hand_counts=tuple(data["hand_counts"]),
-        candidate=data["candidate"], emperor=data["emperor"], guard=data["guard"],
-        role=data["role"], solo=data["solo"],
-        called=None if data["called"] is None else _card(data["called"]),
-        guard_open=data["guard_open"], rebels=tuple(data["rebels"]), kicks=data["kicks"],
-        stake=data["stake"], leader=data["leader"],
-        last_play=None if last is None else (last["seat"], _cards(last["cards"])),
-        out=tuple(data["out"]), left=tuple(data["left"]), played=_cards(data["played"]),
-        events=tuple(data.get("events", ())),
-        legal_actions=tuple(_action(a) for a in data["legal_actions"]),
-        result=data["result"],
-        hands={int(s): _cards(cs) for s, cs in data["hands"].items()})
+    called = data["called"]
+    return build_view((
+        data["seat"], _STAGES.get(data["stage"]) or Stage(data["stage"]), data["to_act"],
+        data["dealer"], data["deal_no"], dict(data["rules"]), _cards(data["hand"]),
+        tuple(data["hand_counts"]), data["candidate"], data["emperor"], data["guard"],
+        data["role"], data["solo"], None if called is None else _card(called),
+        data["guard_open"], tuple(data["rebels"]), data["kicks"], data["stake"],
+        data["leader"], None if last is None else (last["seat"], _cards(last["cards"])),
+        tuple(data["out"]), tuple(data["left"]), _cards(data["played"]),
+        tuple(data.get("events", ())), tuple(map(_action, data["legal_actions"])),
+        data["result"], {int(s): _cards(cs) for s, cs in data["hands"].items()}))
 
 
 @dataclass

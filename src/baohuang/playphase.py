@@ -125,11 +125,21 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
         return actions
     split = _grouped(st, seat, special)
     out: list[Action] = []
+    made: dict[tuple[int, int], list[tuple[Card, ...]]] = {}   # (rank, n) -> _choices
+
+    def choices(rank: int, n: int) -> list[tuple[Card, ...]]:
+        found = made.get((rank, n))
+        if found is None:
+            found = made[rank, n] = _choices(split[rank], n)
+        return found
+
     for r, n, x, y in shapes:
-        for big_cards in _choices(split[17], y):
-            for small_cards in _choices(split[16], x):
-                for low in _choices(split[r], n):
-                    out.append(Action(play, big_cards + small_cards + low))
+        lows = choices(r, n)
+        for big_cards in choices(17, y):
+            for small_cards in choices(16, x):
+                jokers = big_cards + small_cards
+                for low in lows:
+                    out.append(_new(Action, (play, jokers + low, None)))
     if shapes_out is not None:
         shapes_out.extend(classify(a.cards, st.rules) for a in out)
     return out
@@ -140,6 +150,12 @@ def legal(st: GameState, shapes_out: list[Shape] | None = None) -> list[Action]:
     each play action is appended to it (in the same order)."""
     if shapes_out is None:
         return legal_actions(st)
+    return _legal_from_shapes(st, shapes_out)
+
+
+def _legal_from_shapes(st: GameState, shapes_out: list[Shape] | None) -> list[Action]:
+    """:func:`legal` made from the shapes (``shapes_out``: as in :func:`legal`, or
+    ``None`` when they are not wanted)."""
     seat = st.to_act
     assert seat is not None
     counts = st.counts[seat]
@@ -163,7 +179,7 @@ def legal_actions(st: GameState) -> list[Action]:
     rules = st.rules
     if ((seat == st.guard and not st.guard_public and st.special_cards(seat))
             or (last is not None and rules.kaopai and (last[1][2] or last[1][3]))):
-        return legal(st, [])
+        return _legal_from_shapes(st, None)
     counts = st.counts[seat]
     if last is None:
         return _lead_actions(st, seat, counts, rules)

@@ -134,9 +134,17 @@ class GameState:
     # per seat: the lead actions of each rank with the cards they were made of
     lead_blocks: list[list[LeadBlock | None] | None] = field(
         default_factory=lambda: [None] * 5)
-    # per viewer: (events seen, their filtered dicts, cards played) for views
-    view_cache: dict[int | None, tuple[int, list[dict[str, Any]], list[Card]]] = field(
-        default_factory=dict)
+    # per viewer: (events seen, their filtered dicts) for views
+    view_cache: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(
+        default_factory=dict, compare=False, repr=False)
+    # what every seat's view shares, made once per event count (see views.make_view)
+    view_public: Any = field(default=None, compare=False, repr=False)
+    # per seat: times give/take changed its hand, and (hand, that count, sorted
+    # cards) as a view last showed it
+    hand_changes: list[int] = field(default_factory=lambda: [0] * 5, compare=False,
+                                    repr=False)
+    view_hands: dict[int, tuple[Counter[Card], int, tuple[Card, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     @property
     def rules_dict(self) -> dict[str, Any]:
@@ -148,6 +156,7 @@ class GameState:
     # -- cards ---------------------------------------------------------------
     def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
         hand, counts, groups = self.hands[seat], self.counts[seat], self.groups[seat]
+        self.hand_changes[seat] += 1
         for c in cards:
             hand[c] += 1
             r = c >> 4
@@ -157,6 +166,7 @@ class GameState:
 
     def take(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
         hand, counts, groups = self.hands[seat], self.counts[seat], self.groups[seat]
+        self.hand_changes[seat] += 1
         for c in cards:
             n = hand[c] - 1
             if n:

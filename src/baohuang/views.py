@@ -3,15 +3,82 @@ leaves a game (bots, server, terminal and web client all read views)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from itertools import repeat
+from typing import Any, Final, NamedTuple, TypeVar, overload
 
 from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
 from .state import GameState, Stage
 
-__all__ = ["FIELD_JSON", "View", "make_view"]
+__all__ = ["FIELD_JSON", "EventLog", "View", "build_view", "make_view"]
+
+_T = TypeVar("_T")
+_new_object = object.__new__
+_OVER: Final = Stage.OVER
+_PLAY: Final = Stage.PLAY
+_GUARD: Final = Stage.GUARD
+_EMPEROR: Final = Stage.EMPEROR
+#: stages in which nobody is the Guard yet, as far as any view shows
+_BEFORE_GUARD: Final = (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL)
+
+
+class EventLog(Sequence[dict[str, Any]]):
+    """The first ``n`` items of a list that only ever grows: an unchanging sequence
+    made without copying (a game's event list is shared by the views of all its
+    states).  It reads, slices (to a tuple) and compares like a tuple.
+
+    >>> grows = [{"type": "deal"}]
+    >>> log = EventLog(grows, 1)
+    >>> grows.append({"type": "candidate", "seat": 2})
+    >>> len(log), log[-1], log == ({"type": "deal"},), EventLog(grows, 2)[1:]
+    (1, {'type': 'deal'}, True, ({'type': 'candidate', 'seat': 2},))
+    """
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list[dict[str, Any]], n: int) -> None:
+        self._items = items
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[dict[str, Any], ...]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | tuple[dict[str, Any], ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._n)
+            return tuple(self._items[start:stop:step])
+        n = self._n
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("event index out of range")
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return itertools.islice(self._items, self._n)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventLog) and other._items is self._items:
+            return other._n == self._n
+        if isinstance(other, EventLog | tuple | list):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"EventLog({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +115,7 @@ class View:
     out: tuple[int, ...]
     left: tuple[int, ...]
     played: tuple[Card, ...]
-    events: tuple[dict[str, Any], ...]
+    events: Sequence[dict[str, Any]]
     legal_actions: tuple[Action, ...] = ()
     result: dict[str, Any] | None = None
     hands: dict[int, tuple[Card, ...]] = field(default_factory=dict)
@@ -86,21 +153,84 @@ FIELD_JSON: dict[str, Callable[[Any], Any]] = {
 }
 
 
+class _Public(NamedTuple):
+    """What every seat's view of one game state shares (made once per event count;
+    a part equal to the one before is that same object, so that views of
+    successive states can be compared by identity first)."""
+
+    seen: int                                     # len(st.events) it was made at
+    played: list[Card]                            # the cards of every play event so far
+    played_cards: tuple[Card, ...]
+    hand_counts: tuple[int, ...]
+    rebels: tuple[int, ...]
+    out: tuple[int, ...]
+    left: tuple[int, ...]
+    last_play: tuple[int, tuple[Card, ...]] | None
+
+
+def _same_or(new: _T, old: _T) -> _T:
+    return old if new == old else new
+
+
+def _public(st: GameState, seen: int) -> _Public:
+    """The shared parts of the views of ``st`` (which has ``seen`` events)."""
+    before: _Public | None = st.view_public
+    if before is None or before.seen > seen:
+        before = _Public(0, [], (), (), (), (), (), None)
+    played, played_cards = before.played, before.played_cards
+    # Events only ever grow, so the played cards are extended, not rebuilt.
+    grew = len(played)
+    for ev in st.events[before.seen:]:
+        if ev.type == "play":
+            played.extend(_cards(ev.data["cards"]))
+    if len(played) != grew:
+        played_cards = tuple(played)
+    last = st.last
+    public = _Public(
+        seen, played, played_cards,
+        _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts),
+        _same_or(tuple(st.rebels), before.rebels), _same_or(tuple(st.out), before.out),
+        _same_or(tuple(st.left), before.left),
+        None if last is None else _same_or((last[0], last[2]), before.last_play))
+    st.view_public = public
+    return public
+
+
 def _sorted_hand(st: GameState, seat: int) -> tuple[Card, ...]:
-    return tuple(sorted(st.hands[seat].elements()))
+    """``seat``'s cards, low to high (made again only after its hand changed)."""
+    hand, changes = st.hands[seat], st.hand_changes[seat]
+    cached = st.view_hands.get(seat)
+    if cached is not None and cached[0] is hand and cached[1] == changes:
+        return cached[2]
+    cards = tuple(sorted(hand.elements()))
+    st.view_hands[seat] = (hand, changes, cards)
+    return cards
+
+
+def _seat_events(st: GameState, seat: int | None, seen: int) -> EventLog:
+    """The events as ``seat`` may see them (the list is extended with the new ones
+    only; each view holds a log of as many as there were)."""
+    done, events = st.view_cache.get(seat, (0, []))
+    if done != seen:
+        if done > seen:                            # (a state whose events were cut back)
+            done, events = 0, []
+        events.extend(ev.for_seat(seat, reveal_all=False) for ev in st.events[done:])
+        st.view_cache[seat] = (seen, events)
+    return EventLog(events, seen)
 
 
 def make_view(st: GameState, seat: int | None,
               legal: list[Action] | None = None) -> View:
     """Build ``seat``'s view of ``st`` (``legal``: that seat's actions, if it acts)."""
-    over = st.stage is Stage.OVER
+    stage = st.stage
+    over = stage is _OVER
     e, g = st.emperor, st.guard
+    early = stage in _BEFORE_GUARD
     role: str | None = None
     if seat is not None and e is not None:
         if seat == e:
             role = "emperor"
-        elif seat == g and st.stage not in (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL,
-                                             Stage.CALL):
+        elif seat == g and not early:
             role = "guard"
         elif g is not None:
             role = "rebel"
@@ -108,12 +238,11 @@ def make_view(st: GameState, seat: int | None,
     solo = st.solo
     if solo == "hidden" and not (over or st.guard_public or seat == e):
         solo = None
-    guard_seen = g if (g is not None and knows_guard and st.stage not in (
-        Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL)) else None
+    guard_seen = g if (g is not None and knows_guard and not early) else None
     if solo is None and guard_seen == e and not over and seat != e:
         guard_seen = None
     to_act = st.to_act
-    if st.stage is Stage.GUARD and seat != to_act:
+    if stage is _GUARD and seat != to_act:
         to_act = None
     stake = 1
     if st.guard_open and not st.solo:
@@ -121,29 +250,43 @@ def make_view(st: GameState, seat: int | None,
     if len(st.rebels) >= 2:
         stake *= 2
     stake *= 2 ** st.kicks
-    # Events only ever grow, so each seat's filtered list is extended, not rebuilt.
-    seen, events, played = st.view_cache.get(seat, (0, [], []))
-    for ev in st.events[seen:]:
-        if ev.type == "play":
-            played.extend(_cards(ev.data["cards"]))
-        events.append(ev.for_seat(seat, reveal_all=False))
-    st.view_cache[seat] = (len(st.events), events, played)
+    seen = len(st.events)
+    public = st.view_public
+    if public is None or public.seen != seen:
+        public = _public(st, seen)
     hands: dict[int, tuple[Card, ...]] = {}
     if over:
         hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
-    return View(
-        seat=seat, stage=st.stage, to_act=to_act, dealer=st.dealer, deal_no=st.deal_no,
-        rules=st.rules_dict,
-        hand=_sorted_hand(st, seat) if seat is not None else (),
-        hand_counts=tuple(sum(c) for c in st.counts),
-        candidate=st.candidate if st.stage is Stage.EMPEROR else None,
-        emperor=e, guard=guard_seen, role=role, solo=solo, called=st.called,
-        guard_open=st.guard_open, rebels=tuple(st.rebels), kicks=st.kicks, stake=stake,
-        leader=st.leader if st.stage is Stage.PLAY else None,
-        last_play=None if st.last is None else (st.last[0], st.last[2]),
-        out=tuple(st.out), left=tuple(st.left), played=tuple(played),
-        events=tuple(events), legal_actions=tuple(legal or ()),
-        result=None if st.result is None else st.result.to_dict(), hands=hands)
+    return build_view((
+        seat, stage, to_act, st.dealer, st.deal_no, st.rules_dict,
+        _sorted_hand(st, seat) if seat is not None else (),
+        public.hand_counts, st.candidate if stage is _EMPEROR else None,
+        e, guard_seen, role, solo, st.called, st.guard_open, public.rebels, st.kicks, stake,
+        st.leader if stage is _PLAY else None, public.last_play, public.out, public.left,
+        public.played_cards, _seat_events(st, seat, seen), tuple(legal) if legal else (),
+        None if st.result is None else st.result.to_dict(), hands))
+
+
+#: (the slots of View in field order, and how a slot is set)
+_SLOTS = tuple(View.__dict__[f.name] for f in fields(View))
+_set_slot = type(_SLOTS[0]).__set__
+
+
+def build_view(values: tuple[Any, ...]) -> View:
+    """``View(*values)`` (every field, in order) without the frozen dataclass's
+    ``__init__``, which sets each of its 27 slots through a Python-level call:
+    five or six views are made for every move a server table makes, and one for
+    every decision of a client.
+
+    >>> import baohuang as bh
+    >>> view = bh.Game.new(seed=1).view(0)
+    >>> values = tuple(getattr(view, f.name) for f in fields(View))
+    >>> build_view(values) == View(*values) == view
+    True
+    """
+    view: View = _new_object(View)
+    deque(map(_set_slot, _SLOTS, repeat(view), values), maxlen=0)
+    return view
 
 
 def _cards(tokens: list[str]) -> list[Card]:

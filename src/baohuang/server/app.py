@@ -8,7 +8,7 @@ client (``/``) are served.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -26,9 +26,10 @@ from .lobby import Lobby
 from .runtime import tune_gc
 from .state import ServerState
 from .storage import open_storage
-from .ws import websocket_endpoint
+from .ws import WebSocketEndpoint
+from .wsbatch import ws_protocol
 
-__all__ = ["STATIC_DIR", "create_app", "serve"]
+__all__ = ["STATIC_DIR", "create_app", "serve", "uvicorn_config"]
 
 log = logging.getLogger("baohuang.server")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
@@ -68,7 +69,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
             await storage.close()
 
     routes: list[BaseRoute] = [*api_routes, Route("/healthz", _health),
-                               WebSocketRoute("/ws", websocket_endpoint)]
+                               WebSocketRoute("/ws", WebSocketEndpoint())]
     if static_dir is not None and static_dir.is_dir():
         routes.append(Mount("/", StaticFiles(directory=static_dir, html=True), name="web"))
     else:
@@ -76,9 +77,13 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-def uvicorn_config(app: Starlette, config: ServerConfig, host: str, port: int,
+def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
                    log_level: str = "info") -> uvicorn.Config:
+    """uvicorn's settings for ``app`` (``bench/server.py`` runs its baseline with them
+    too): WebSocket pings, frame size, compression, and the websockets-sansio
+    protocol with batched sends (:mod:`.wsbatch`)."""
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                          ws=ws_protocol(),
                           ws_ping_interval=config.ping_interval,
                           ws_ping_timeout=config.ping_interval,
                           ws_max_size=MAX_FRAME, lifespan="on",

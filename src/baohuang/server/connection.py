@@ -11,12 +11,14 @@ import itertools
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
 
 from .protocol import encode, error_message
 from .storage import UserRecord
+from .wsbatch import SEND_MANY
 
 if TYPE_CHECKING:
     from .tables import Table
@@ -27,11 +29,21 @@ log = logging.getLogger("baohuang.server")
 _ids = itertools.count(1)
 
 
+#: the ASGI ``send`` callable of a WebSocket connection
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
 class Connection:
-    """A client connection.  ``table`` and ``seat`` are set by the table it joined."""
+    """A client connection.  ``table`` and ``seat`` are set by the table it joined.
+
+    ``send`` is the connection's ASGI send (below Starlette's ``WebSocket``, which is
+    kept for the handshake and closing): each queued text goes out as one
+    ``websocket.send`` message, or — with ``send_many`` — the texts queued together
+    as one ``baohuang.send_many`` message (see :mod:`.wsbatch`)."""
 
     def __init__(self, websocket: WebSocket, user: UserRecord | None, queue_size: int, *,
-                 abuse_limit: int = 20, abuse_window: float = 10.0) -> None:
+                 abuse_limit: int = 20, abuse_window: float = 10.0,
+                 send: Send | None = None, send_many: bool = False) -> None:
         self.id = next(_ids)
         self.websocket = websocket
         self.user = user
@@ -42,7 +54,14 @@ class Connection:
         self.seat: int | None = None
         self.closed = False
         self.close_code: int | None = None
-        self._queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(maxsize=queue_size)
+        self._send: Send = send if send is not None else websocket.send
+        #: ``send`` takes :data:`.wsbatch.SEND_MANY` messages (the server's uvicorn
+        #: protocol offers them): what is queued at once goes out in one write
+        self._send_many = send_many
+        #: texts waiting for the writer; a ``(code, reason)`` closes after them
+        self._pending: deque[str | tuple[int, str]] = deque()
+        self._queue_size = queue_size
+        self._wake: asyncio.Future[None] | None = None    # the idle writer waits on it
         self._writer: asyncio.Task[None] | None = None
         self._flushing = False
         self._strikes: deque[float] = deque()
@@ -60,11 +79,16 @@ class Connection:
         """Queue one message; drop the connection if it cannot keep up."""
         if self.closed:
             return
-        try:
-            self._queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self._pending) >= self._queue_size:
             log.info("dropping %r: send queue full", self)
             self.close(1008, "send queue full: reading too slowly")
+            return
+        self._pending.append(text)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     def send_json(self, message: dict[str, Any]) -> None:
         self.send(encode(message))
@@ -86,13 +110,13 @@ class Connection:
             return
         self.closed = True
         self.close_code = code
-        if flush and self._writer is not None:
-            try:
-                self._queue.put_nowait((code, reason))
-                self._flushing = True
-                return
-            except asyncio.QueueFull:
-                pass
+        if flush and self._writer is not None and len(self._pending) < self._queue_size:
+            self._pending.append((code, reason))
+            self._flushing = True
+            wake = self._wake
+            if wake is not None and not wake.done():
+                wake.set_result(None)
+            return
         if self._writer is not None:
             self._writer.cancel()
         asyncio.get_running_loop().create_task(self._close(code, reason))
@@ -102,19 +126,30 @@ class Connection:
             await self.websocket.close(code, reason)
 
     async def _write(self) -> None:
-        queue = self._queue
-        send = self.websocket.send_text
+        pending = self._pending
+        send = self._send
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                item = await queue.get()
-                while True:                           # all that is queued, in one wake-up
-                    if isinstance(item, tuple):       # close after a flush
-                        await self._close(*item)
-                        return
-                    await send(item)
-                    if queue.empty():
-                        break
-                    item = queue.get_nowait()
+                if not pending:
+                    wake = self._wake = loop.create_future()
+                    await wake
+                    continue
+                item = pending.popleft()        # all that is queued, in one wake-up
+                if isinstance(item, tuple):     # close after a flush
+                    await self._close(*item)
+                    return
+                if self._send_many and pending and isinstance(pending[0], str):
+                    texts = [item]
+                    while pending:
+                        more = pending[0]
+                        if not isinstance(more, str):
+                            break
+                        texts.append(more)
+                        pending.popleft()
+                    await send({"type": SEND_MANY, "texts": texts})
+                else:
+                    await send({"type": "websocket.send", "text": item})
         except asyncio.CancelledError:
             raise
         except Exception:

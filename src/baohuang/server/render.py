@@ -26,10 +26,15 @@ last (all of them when there is none), on the last message of a batch.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Iterable
+from itertools import compress
+from operator import ne
 from typing import Any
 
 import msgspec
 
+from ..actions import Action
 from ..game import Game
 from ..views import FIELD_JSON, View
 
@@ -39,16 +44,41 @@ _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
 #: the fields event messages carry (the event list is not repeated: clients keep it)
 _SENT = tuple(name for name in FIELD_JSON if name != "events")
+_values = operator.attrgetter(*_SENT)
+_KEYS = tuple(f'"{name}":' for name in _SENT)
+_CONVERT = tuple(FIELD_JSON[name] for name in _SENT)
 #: fields that are the same for every seat: their JSON is made once per move
 _PUBLIC = frozenset({"hand_counts", "last_play", "out", "left", "played", "rebels"})
-#: (field, value) -> JSON text, shared by the seats of one broadcast
-Shared = dict[tuple[str, Any], str]
+_SHARED = tuple(name in _PUBLIC for name in _SENT)
+_LEGAL = _SENT.index("legal_actions")
+_INDICES = range(len(_SENT))
+#: field index -> (value, its JSON text), shared by the seats of one broadcast (public
+#: fields only: every seat's view of one state holds the same objects there)
+Shared = dict[int, tuple[Any, str]]
+#: action -> its JSON text (``Action.to_dict()`` encoded), kept for the actions seen
+#: lately: the same few hundred make up most legal-action lists
+_action_texts: dict[Action, str] = {}
+_ACTION_TEXTS_MAX = 50_000
 
 
 def snapshot(game: Game, seat: int | None, *, base: int, index: int) -> dict[str, Any]:
     """The whole state for ``seat``: its view with the game's event list."""
     return {"type": "snapshot", "version": base + game.version, "game": index,
             "view": game.view(seat).to_dict()}
+
+
+def _actions_json(actions: tuple[Action, ...]) -> str:
+    """``FIELD_JSON["legal_actions"](actions)`` as JSON text (each action's text kept)."""
+    texts = _action_texts
+    parts = []
+    for action in actions:
+        text = texts.get(action)
+        if text is None:
+            if len(texts) >= _ACTION_TEXTS_MAX:
+                texts.clear()
+            text = texts[action] = _encode(action.to_dict()).decode()
+        parts.append(text)
+    return "[" + ",".join(parts) + "]"
 
 
 def view_changes(view: View, last: View | None, shared: Shared | None = None) -> str:
@@ -64,19 +94,24 @@ def view_changes(view: View, last: View | None, shared: Shared | None = None) ->
     ...     k: v for k, v in view.to_dict().items() if k != "events"}
     True
     """
+    values = _values(view)
+    changed: Iterable[int] = _INDICES if last is None else \
+        compress(_INDICES, map(ne, values, _values(last)))
     parts: list[str] = []
-    for name in _SENT:
-        value = getattr(view, name)
-        if last is not None and value == getattr(last, name):
-            continue
-        if shared is not None and name in _PUBLIC:
-            key = (name, value)
-            text = shared.get(key)
-            if text is None:
-                text = shared[key] = _encode(FIELD_JSON[name](value)).decode()
+    for i in changed:
+        value = values[i]
+        if shared is not None and _SHARED[i]:
+            known = shared.get(i)
+            if known is not None and known[0] is value:
+                text = known[1]
+            else:
+                text = _encode(_CONVERT[i](value)).decode()
+                shared[i] = (value, text)
+        elif i == _LEGAL:
+            text = _actions_json(value)
         else:
-            text = _encode(FIELD_JSON[name](value)).decode()
-        parts.append(f'"{name}":{text}')
+            text = _encode(_CONVERT[i](value)).decode()
+        parts.append(_KEYS[i] + text)
     return "{" + ",".join(parts) + "}"
 
 

@@ -216,6 +216,9 @@ class Storage:
         self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        #: the loop ``start`` ran on (asking asyncio for the running loop costs a
+        #: system call on Python 3.11, once per action)
+        self._event_loop: asyncio.AbstractEventLoop | None = None
         self._results_lock = asyncio.Lock()    # rating read → write, one game at a time
 
     @property
@@ -223,7 +226,8 @@ class Storage:
         return self.engine.dialect.name
 
     def start(self) -> None:
-        self._writer = asyncio.get_running_loop().create_task(self._write_actions())
+        self._event_loop = asyncio.get_running_loop()
+        self._writer = self._event_loop.create_task(self._write_actions())
 
     async def close(self) -> None:
         if self._writer is not None:
@@ -240,7 +244,8 @@ class Storage:
     async def append_action(self, game_id: int, seq: int, seat: int | None,
                             action: dict[str, Any], source: str) -> None:
         """Write one accepted action; returns once it is committed."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[None] = (self._event_loop
+                                        or asyncio.get_running_loop()).create_future()
         row = {"game_id": game_id, "seq": seq, "seat": seat, "action": action,
                "source": source, "at": time.time()}
         self._pending.append((row, future))
@@ -250,6 +255,10 @@ class Storage:
     async def _write_actions(self) -> None:
         while True:
             await self._wake.wait()
+            # one more turn of the event loop: the tables that are ready now add their
+            # actions to this batch too (half as many commits when busy; when idle this
+            # costs a few microseconds)
+            await asyncio.sleep(0)
             self._wake.clear()
             batch, self._pending = self._pending, []
             if not batch:

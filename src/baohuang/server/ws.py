@@ -8,6 +8,7 @@ import logging
 import time
 from urllib.parse import urlsplit
 
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from .accounts import user_json
@@ -16,8 +17,9 @@ from .connection import Connection
 from .protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .state import server_state, session_user
 from .tables import ClientInput, Disconnect
+from .wsbatch import SEND_MANY
 
-__all__ = ["TokenBucket", "origin_allowed", "websocket_endpoint"]
+__all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
 
 log = logging.getLogger("baohuang.server")
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
@@ -67,7 +69,20 @@ def origin_allowed(origin: str | None, host: str | None, config: ServerConfig) -
     return host is not None and parts.netloc.lower() == host.lower()
 
 
-async def websocket_endpoint(websocket: WebSocket) -> None:
+class WebSocketEndpoint:
+    """The ``/ws`` ASGI app.  Starlette's :class:`WebSocket` does the handshake, the
+    session lookup and closing; messages are read from and written to the ASGI
+    ``receive`` and ``send`` themselves (one call each per message, without the
+    ``WebSocket`` state checks on top)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        send_many = SEND_MANY in (scope.get("extensions") or {})
+        await websocket_endpoint(WebSocket(scope, receive, send), receive, send,
+                                 send_many=send_many)
+
+
+async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = None,
+                             send: Send | None = None, *, send_many: bool = False) -> None:
     state = server_state(websocket)
     config = state.config
     if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
@@ -77,22 +92,25 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     user = await session_user(websocket)
     await websocket.accept()
     conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
-                      abuse_window=config.abuse_window)
+                      abuse_window=config.abuse_window, send=send, send_many=send_many)
     conn.start()
     conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
                     "limits": {"max_message_bytes": config.max_message_bytes,
                                "rate_per_second": config.rate_per_second,
                                "burst": config.burst}})
     bucket = TokenBucket(config.rate_per_second, config.burst)
+    read = receive if receive is not None else websocket.receive
     try:
         while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
+            message = await read()
+            if message["type"] != "websocket.receive":
+                break                                 # websocket.disconnect
             data: str | bytes | None = message.get("text")
             if data is None:
                 data = message.get("bytes") or b""
-            size = len(data.encode() if isinstance(data, str) else data)
+            size = len(data)
+            if isinstance(data, str) and size * 4 > config.max_message_bytes:
+                size = len(data.encode())             # (UTF-8: at most 4 bytes a character)
             if size > config.max_message_bytes:
                 conn.error("too_large", f"a message has at most {config.max_message_bytes} "
                            f"bytes, this one has {size}")

@@ -1,0 +1,73 @@
+"""uvicorn's WebSocket protocol (``websockets-sansio``) with one ASGI extension:
+several text messages written to the socket at once.
+
+A table's move often sends one connection two or three event messages in a row
+(a ``play`` and the ``lead`` it brings, say).  Through plain ASGI each of them is
+one ``transport.write`` — one system call on the server, one wake-up and one
+read on the client.  With the extension the connection's writer hands over all
+it has queued, and the frames (still one WebSocket message each, unchanged)
+go out in one write.
+
+The protocol advertises the extension in the connection scope as
+``scope["extensions"]["baohuang.send_many"]``; an application that sees it may
+send ``{"type": "baohuang.send_many", "texts": [str, ...]}``.  Every other
+message is uvicorn's own, handled exactly as uvicorn handles it (both servers of
+``bench/server.py`` run on this protocol).  Pings, closing and flow control are
+uvicorn's: a batch waits for the transport to be writable like any message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SEND_MANY", "ws_protocol"]
+
+#: the extension's name in ``scope["extensions"]`` and its message type
+SEND_MANY = "baohuang.send_many"
+#: the attributes of uvicorn's protocol that the batched send uses
+_USED = ("writable", "disconnected", "handshake_complete", "close_sent", "initial_response",
+         "conn", "transport", "scope")
+
+
+def ws_protocol() -> type[Any] | str:
+    """The protocol class for ``uvicorn.Config(ws=...)``; uvicorn's default
+    (``"auto"``) where its websockets-sansio protocol is not available."""
+    try:
+        from uvicorn.protocols.utils import ClientDisconnected
+        from uvicorn.protocols.websockets.websockets_sansio_impl import (
+            WebSocketsSansIOProtocol,
+        )
+        from websockets.exceptions import InvalidState
+    except ImportError:                   # pragma: no cover - older uvicorn or websockets
+        return "auto"
+
+    class BatchingWebSocketsProtocol(WebSocketsSansIOProtocol):
+        """uvicorn's websockets-sansio protocol plus ``baohuang.send_many``."""
+
+        def handle_connect(self, event: Any) -> None:
+            super().handle_connect(event)
+            # advertised only on an upgrade (then the scope exists) and only while
+            # uvicorn's protocol still has what send() below uses
+            if self.response.status_code == 101 and all(
+                    hasattr(self, name) for name in _USED):
+                self.scope["extensions"][SEND_MANY] = {}
+
+        async def send(self, message: Any) -> None:
+            if message["type"] != SEND_MANY:
+                await super().send(message)
+                return
+            await self.writable.wait()
+            if self.disconnected:
+                raise ClientDisconnected()
+            if not self.handshake_complete or self.close_sent \
+                    or self.initial_response is not None:
+                raise RuntimeError(f"{SEND_MANY} needs an open WebSocket")
+            conn = self.conn
+            try:
+                for text in message["texts"]:
+                    conn.send_text(text.encode())
+            except InvalidState:
+                raise ClientDisconnected() from None
+            self.transport.write(b"".join(conn.data_to_send()))
+
+    return BatchingWebSocketsProtocol
