@@ -293,18 +293,9 @@ def code_note() -> str:
 
 
 def register_search_variant(iterations: int) -> str:
-    """Register ``search`` with another playout budget under ``search-N``
-    (worker processes inherit it: they are forked from this one)."""
-    from baohuang.bots import register
-    from baohuang.bots.search import SearchBot
-
-    name = f"search-{iterations}"
-
-    def make(seed: int) -> SearchBot:
-        return SearchBot(seed, iterations=iterations)
-
-    register(name)(make)
-    return name
+    """The name of ``search`` with another playout budget: ``search-N``, which
+    the bot registry makes (``baohuang tournament --bots search-N,…`` too)."""
+    return f"search-{iterations}"
 
 
 def machine_note() -> str:
@@ -348,8 +339,8 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
         "Scores are the shandong table's; *95% CI* is the interval of the mean with deals "
         "as the independent unit, and the step is significant when it excludes 0.  "
         "Reproduce the scores with `baohuang tournament --bots UPPER,LOWER --deals N "
-        "--seed S --format F` (a `search-N` step is the `search` bot with N playouts per "
-        "decision, registered by this script).  *worker time* is the seconds one worker "
+        "--seed S --format F` (`search-N` is the `search` bot with N playouts per "
+        "decision).  *worker time* is the seconds one worker "
         "process spent on the step's deals (including deals taken from the cache, timed "
         "when they were played).",
         "",

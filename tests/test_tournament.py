@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from baohuang import RuleSet
+from baohuang.bots import SearchBot, make_bot
 from baohuang.bots.base import UnknownBot
 from baohuang.cli import app
 from baohuang.tournament import (
@@ -217,6 +218,19 @@ def test_cli_bad_input_gets_a_clear_error(args: list[str], words: list[str]) -> 
 def test_library_rejects_unknown_bots_and_empty_tournaments() -> None:
     with pytest.raises(UnknownBot, match="nosuchbot"):
         Tournament(["hosted", "nosuchbot"], deals=1)
+    for name in ("search-0", "search-x", "hosted-5", "search-"):
+        with pytest.raises(UnknownBot, match=r"search-N"):
+            Tournament(["hosted", name], deals=1)
+
+
+def test_a_budget_in_the_name_plays_search_with_that_many_playouts() -> None:
+    """``search-N`` from the command line is the bench ladder's search step."""
+    bot = make_bot("search-7", seed=1)
+    assert isinstance(bot, SearchBot) and bot.iterations == 7
+    result = runner.invoke(app, ["tournament", "--bots", "search-7,hosted", "--deals", "1",
+                                 "--format", "challenger", "--no-inference", "--json"])
+    assert result.exit_code == 0, result.output
+    assert set(json.loads(result.stdout)["bots"]) == {"search-7", "hosted"}
     with pytest.raises(TournamentError, match="deals"):
         Tournament(["hosted", "random"], deals=0)
 

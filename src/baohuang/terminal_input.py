@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .bots import bot_names
-from .bots.base import UnknownBot
+from .bots import bot_names, is_bot
+from .bots.base import BUDGETS, UnknownBot
 from .cards import Card, CardParseError, Rank, parse_cards
 
 __all__ = [
@@ -229,8 +229,8 @@ def parse_bots(text: str, seats: int = 4) -> list[str]:
 
     >>> parse_bots("hosted")
     ['hosted', 'hosted', 'hosted', 'hosted']
-    >>> parse_bots("random, hosted,hosted,random")
-    ['random', 'hosted', 'hosted', 'random']
+    >>> parse_bots("random, hosted,hosted,search-250")
+    ['random', 'hosted', 'hosted', 'search-250']
     """
     names = [n.strip() for n in text.split(",")]
     if len(names) == 1:
@@ -238,11 +238,12 @@ def parse_bots(text: str, seats: int = 4) -> list[str]:
     if len(names) != seats:
         raise UnknownBot(f"--bots takes one bot name or {seats} names separated by commas, "
                          f"not {len(names)}: {text!r}")
-    known = bot_names()
     for name in names:
-        if name not in known:
+        if not is_bot(name):
             shown = name or "(empty)"
-            raise UnknownBot(f"unknown bot {shown!r}; registered bots: {', '.join(known)}")
+            budgets = "".join(f", {b}-N" for b in BUDGETS)
+            raise UnknownBot(f"unknown bot {shown!r}; registered bots: "
+                             f"{', '.join(bot_names())}{budgets}")
     return names
 
 

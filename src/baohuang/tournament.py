@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .bots import Bot, make_bot
-from .bots.base import BOTS, UnknownBot
+from .bots.base import is_bot, unknown_bot
 from .game import Game
 from .rules import RuleSet
 from .state import Stage
@@ -310,9 +310,9 @@ class Tournament:
 
     def __post_init__(self) -> None:
         self.bots = list(self.bots)
-        unknown = [b for b in self.bots if b not in BOTS]
+        unknown = [b for b in self.bots if not is_bot(b)]
         if unknown:
-            raise UnknownBot(f"unknown bot {unknown[0]!r} (one of: {', '.join(BOTS)})")
+            raise unknown_bot(unknown[0])
         if len(self.bots) < 2:
             raise TournamentError(f"a tournament needs at least two bots, got {len(self.bots)}")
         if self.deals < 1:

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from .base import BOTS, Bot, bot_names, make_bot, register
+from .base import BOTS, Bot, bot_names, is_bot, make_bot, register, register_budget
 from .heuristic import HeuristicBot
 from .hosted import HostedBot, hosted_action
 from .random_bot import RandomBot
@@ -28,6 +28,8 @@ __all__ = [
            "SearchBot",
            "bot_names",
            "hosted_action",
+           "is_bot",
            "make_bot",
            "register",
+           "register_budget",
 ]

@@ -8,7 +8,8 @@ from typing import Protocol, runtime_checkable
 from ..actions import Action
 from ..views import View
 
-__all__ = ["BOTS", "Bot", "UnknownBot", "bot_names", "make_bot", "register"]
+__all__ = ["BOTS", "BUDGETS", "Bot", "UnknownBot", "bot_names", "is_bot", "make_bot", "register",
+           "register_budget"]
 
 
 class UnknownBot(ValueError):
@@ -29,6 +30,11 @@ class Bot(Protocol):
 
 BotFactory = Callable[[int], Bot]
 BOTS: dict[str, BotFactory] = {}
+#: bots that take a budget: ``NAME-N`` is bot ``NAME`` with budget ``N`` (playouts)
+BudgetFactory = Callable[[int, int], Bot]
+BUDGETS: dict[str, BudgetFactory] = {}
+#: the largest budget a ``NAME-N`` name may ask for
+MAX_BUDGET = 1_000_000
 
 
 def register(name: str) -> Callable[[BotFactory], BotFactory]:
@@ -39,14 +45,52 @@ def register(name: str) -> Callable[[BotFactory], BotFactory]:
     return deco
 
 
+def register_budget(name: str) -> Callable[[BudgetFactory], BudgetFactory]:
+    """Decorator: ``factory(seed, budget)`` makes bot ``name`` with another budget,
+    available as ``name-N`` (``search-250``: the search bot with 250 playouts)."""
+    def deco(factory: BudgetFactory) -> BudgetFactory:
+        BUDGETS[name] = factory
+        return factory
+    return deco
+
+
 def bot_names() -> list[str]:
     return list(BOTS)
 
 
+def _budgeted(name: str) -> tuple[BudgetFactory, int] | None:
+    base, dash, budget = name.rpartition("-")
+    factory = BUDGETS.get(base)
+    if not dash or factory is None or not budget.isdigit():
+        return None
+    n = int(budget)
+    return (factory, n) if 1 <= n <= MAX_BUDGET else None
+
+
+def is_bot(name: str) -> bool:
+    """Whether :func:`make_bot` knows ``name``.
+
+    >>> import baohuang.bots
+    >>> is_bot("heuristic"), is_bot("search-250"), is_bot("search-0"), is_bot("hosted-5")
+    (True, True, False, False)
+    """
+    return name in BOTS or _budgeted(name) is not None
+
+
+def unknown_bot(name: str) -> UnknownBot:
+    """The error for a name :func:`make_bot` does not know."""
+    budgets = "".join(f", {b}-N" for b in BUDGETS)
+    return UnknownBot(f"unknown bot {name!r} (one of: {', '.join(BOTS)}{budgets}; "
+                      f"N from 1 to {MAX_BUDGET:,})")
+
+
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """A new bot by name (``random``, ``hosted``, …) with its own seed."""
-    try:
-        factory = BOTS[name]
-    except KeyError:
-        raise UnknownBot(f"unknown bot {name!r} (one of: {', '.join(BOTS)})") from None
-    return factory(seed)
+    """A new bot by name (``random``, ``hosted``, …, or ``search-N`` for another
+    budget) with its own seed."""
+    factory = BOTS.get(name)
+    if factory is not None:
+        return factory(seed)
+    budgeted = _budgeted(name)
+    if budgeted is None:
+        raise unknown_bot(name)
+    return budgeted[0](seed, budgeted[1])

@@ -71,7 +71,7 @@ from ..plays import InvalidPlay, classify
 from ..rules import GuardMode, RuleSet
 from ..state import GameState, Stage
 from ..views import View
-from .base import Bot, make_bot, register
+from .base import Bot, make_bot, register, register_budget
 from .hosted import hosted_action
 from .rollout import PlayState, RolloutPolicy, Shape4, Simulator
 from .sampler import DealSampler, SamplerError, World, current_deal_events
@@ -552,3 +552,14 @@ class _RoleFacts:
             return st
         return None
 
+
+
+@register_budget("search")
+def search_with_budget(seed: int, iterations: int) -> SearchBot:
+    """``search-N``: the search bot with ``N`` playouts per decision.
+
+    >>> from baohuang.bots import make_bot
+    >>> make_bot("search-250", seed=3)
+    <SearchBot seed=3 iterations=250>
+    """
+    return SearchBot(seed, iterations=iterations)
