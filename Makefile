@@ -37,6 +37,7 @@ bench: $(STAMP)
 
 bench-server: $(STAMP)
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/server.py --tables 500 --think 1.0
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
