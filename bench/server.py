@@ -44,7 +44,7 @@ from typing import Any
 
 import websockets
 
-from baohuang.server.harness import ServerProcess, free_port
+from baohuang.server.harness import ServerProcess, free_port, lifespan
 from baohuang.server.loadtest import LoadReport, run_loadtest, run_on_fast_loop
 
 TARGET_RATIO = 0.5
@@ -68,13 +68,8 @@ async def baseline_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """Room ``/ws?room=R``: every text a client sends is answered by a broadcast of
     ``pad`` bytes to everybody in the room."""
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await lifespan(receive, send)
+        return
     if scope["type"] != "websocket":
         return
     room = scope["query_string"].decode().partition("room=")[2]

@@ -13,7 +13,7 @@ import websockets
 
 from baohuang.server.app import uvicorn_config
 from baohuang.server.config import ServerConfig
-from baohuang.server.harness import free_port
+from baohuang.server.harness import free_port, lifespan
 from baohuang.server.wsbatch import SEND_MANY, ws_protocol
 
 seen_extensions: list[bool] = []
@@ -22,13 +22,8 @@ seen_extensions: list[bool] = []
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """Answers every text ``n`` with ``n`` batched messages and one plain message."""
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await lifespan(receive, send)
+        return
     await receive()
     await send({"type": "websocket.accept"})
     seen_extensions.append(SEND_MANY in (scope.get("extensions") or {}))

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import httpx
 import uvicorn
@@ -25,7 +26,19 @@ from sqlalchemy.engine import make_url
 from .app import create_app, uvicorn_config
 from .config import ServerConfig
 
-__all__ = ["ServerProcess", "ServerThread", "free_port", "pg_database"]
+__all__ = ["ServerProcess", "ServerThread", "free_port", "lifespan", "pg_database"]
+
+
+async def lifespan(receive: Any, send: Any) -> None:
+    """Answer the ASGI lifespan protocol for a bare ASGI app (benchmarks and tests
+    that run one on uvicorn): start up, then shut down when told."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 def free_port() -> int:
