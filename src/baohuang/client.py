@@ -87,8 +87,8 @@ def _make_action(data: dict[str, Any]) -> Action:
     # constructor's argument handling)
     seat = data.get("seat")
     cards = data.get("cards")
-    return _new_action(Action, (_KINDS[data["kind"]] if data["kind"] in _KINDS
-                                else ActionKind(data["kind"]),
+    kind = data["kind"]
+    return _new_action(Action, (_KINDS.get(kind) or ActionKind(kind),
                                 _cards(cards) if cards else (),
                                 seat if isinstance(seat, int) else None))
 

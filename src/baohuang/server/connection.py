@@ -84,6 +84,10 @@ class Connection:
             self.close(1008, "send queue full: reading too slowly")
             return
         self._pending.append(text)
+        self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        """Wake the writer if it waits for something to send."""
         wake = self._wake
         if wake is not None:
             self._wake = None
@@ -113,9 +117,7 @@ class Connection:
         if flush and self._writer is not None and len(self._pending) < self._queue_size:
             self._pending.append((code, reason))
             self._flushing = True
-            wake = self._wake
-            if wake is not None and not wake.done():
-                wake.set_result(None)
+            self._wake_writer()
             return
         if self._writer is not None:
             self._writer.cancel()

@@ -138,11 +138,15 @@ class _SqliteActions:
         self._now: sqlite3.Connection | None = None      # the loop's
         self._since_checkpoint = 0
 
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
+        _sqlite_pragmas(db, None)
+        return db
+
     def _write(self, params: list[tuple[Any, ...]] | None) -> None:
         db = self._db
         if db is None:
-            db = self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-            _sqlite_pragmas(db, None)
+            db = self._db = self._connect(30)
         if params is None:
             try:
                 db.execute("PRAGMA wal_checkpoint(PASSIVE)")
@@ -157,8 +161,7 @@ class _SqliteActions:
         db = self._now
         try:
             if db is None:
-                db = sqlite3.connect(self.path, timeout=0, check_same_thread=False)
-                _sqlite_pragmas(db, None)
+                db = self._connect(0)
                 db.execute("PRAGMA busy_timeout=0")
                 db.execute("PRAGMA wal_autocheckpoint=0")
                 self._now = db
