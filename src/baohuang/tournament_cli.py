@@ -16,7 +16,7 @@ from rich.table import Table
 
 from .bots.base import UnknownBot
 from .rules import RuleError, RuleSet
-from .tournament import Tournament, TournamentError
+from .tournament import FORMATS, Tournament, TournamentError
 from .tournament_stats import ROLES, RoleStats, TournamentReport, inference_row
 
 __all__ = ["render", "tournament_command"]
@@ -146,6 +146,9 @@ def tournament_command(
             ruleset = ruleset.with_option(text)
         except RuleError as exc:
             raise typer.BadParameter(str(exc), param_hint="--option") from None
+    if format not in FORMATS:
+        raise typer.BadParameter(f"unknown tournament format {format!r} "
+                                 f"(one of: {', '.join(FORMATS)})", param_hint="--format")
     names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         t = Tournament(names, deals, seed, ruleset, inference=inference, timing=timing,
@@ -153,8 +156,7 @@ def tournament_command(
     except UnknownBot as exc:
         raise typer.BadParameter(str(exc), param_hint="--bots") from None
     except TournamentError as exc:
-        hint = "--format" if "format" in str(exc) else "--bots"
-        raise typer.BadParameter(str(exc), param_hint=hint) from None
+        raise typer.BadParameter(str(exc), param_hint="--bots") from None
     err = Console(stderr=True)
     show = not as_json and sys.stderr.isatty()
     try:
