@@ -453,6 +453,16 @@ def test_language_toggle_switches_every_visible_string(page: Page) -> None:
     assert keys == [[], []]
 
 
+def test_the_lobby_keeps_keyboard_focus_when_it_redraws(page: Page) -> None:
+    """The lobby redraws when its tables arrive (and on every refresh): a keyboard
+    user's focus on a button stays on it."""
+    page.goto("/")
+    button = page.get_by_test_id("play-vs-bots")
+    button.focus()
+    page.evaluate("() => window.baohuang.screen.render()")
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "play-vs-bots"
+
+
 def test_keyboard_only_game_in_english(browser: Browser, server: str) -> None:
     page, errors = _page(browser, server, lang="en")
     try:

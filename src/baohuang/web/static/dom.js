@@ -31,6 +31,20 @@ export function free(text, cls = '') {
   return h('span', { class: `free ${cls}`.trim() }, text);
 }
 
+// The data-testid of the focused element inside `root`, if any: a screen that
+// rebuilds its DOM calls this first and `refocus` after, so that a keyboard
+// user's focus survives the rebuild (the lobby redraws when its data arrives).
+export function focusedId(root) {
+  const el = document.activeElement;
+  return el && el !== document.body && root.contains(el) ? el.dataset.testid || null : null;
+}
+
+export function refocus(root, testid) {
+  if (!testid) return;
+  const el = root.querySelector(`[data-testid="${testid}"]`);
+  if (el) el.focus();
+}
+
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;

@@ -1,5 +1,5 @@
 // The lobby: play against bots, account, join by code, open tables, create a table.
-import { clear, free, h } from './dom.js';
+import { clear, focusedId, free, h, refocus } from './dom.js';
 import { getLang, t } from './i18n.js';
 import { ApiError, get, post } from './api.js';
 
@@ -151,6 +151,7 @@ export class LobbyScreen {
 
   render() {
     if (!this.root) return;
+    const focused = focusedId(this.root);
     clear(this.root);
     const user = this.app.user;
     const bots = (this.rules && this.rules.bots) || this.app.bots || ['hosted'];
@@ -182,6 +183,7 @@ export class LobbyScreen {
       h('section', { class: 'panel create' },
         h('h2', {}, t('create_title')),
         this.rules ? this.createForm() : h('p', {}, t('loading')))));
+    refocus(this.root, focused);
   }
 
   userBox(user) {
