@@ -40,7 +40,7 @@ from .actions import Action, ActionKind
 from .bots import Bot, make_bot
 from .cards import Card, parse_card
 from .state import Stage
-from .views import View, build_view
+from .views import EventLog, View, build_view
 
 __all__ = ["Client", "ClientError", "PlayResult", "Player", "view_from_dict"]
 
@@ -107,6 +107,12 @@ def _action(data: dict[str, Any]) -> Action:
     return action
 
 
+def _events(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    # (a session's event list only grows: a view holds the events there are now without
+    # copying them)
+    return EventLog(events, len(events)) if isinstance(events, list) else tuple(events)
+
+
 def view_from_dict(data: dict[str, Any]) -> View:
     """A :class:`View` from its ``to_dict()`` form (as sent by the server).
 
@@ -126,7 +132,7 @@ def view_from_dict(data: dict[str, Any]) -> View:
         data["guard_open"], tuple(data["rebels"]), data["kicks"], data["stake"],
         data["leader"], None if last is None else (last["seat"], _cards(last["cards"])),
         tuple(data["out"]), tuple(data["left"]), _cards(data["played"]),
-        tuple(data.get("events", ())), tuple(map(_action, data["legal_actions"])),
+        _events(data.get("events", ())), tuple(map(_action, data["legal_actions"])),
         data["result"], {int(s): _cards(cs) for s, cs in data["hands"].items()}))
 
 
@@ -147,6 +153,8 @@ class PlayResult:
 
 
 MessageHook = Callable[[dict[str, Any]], None]
+#: what an event asks of a session next
+_ACT, _RESYNC = "act", "resync"
 _decode = msgspec.json.Decoder(dict[str, Any]).decode
 _encoder = msgspec.json.Encoder()
 
@@ -277,17 +285,44 @@ class _Session:
                                   "as": "watcher" if self.watch else "player",
                                   "version": self.version}))
         self.acted_at = None
+        result = self.result
+        on_message = self.on_message
         async for raw in ws:
             msg = _decode(raw)
-            self.result.messages += 1
-            self.result.bytes += len(raw)
-            if self.on_message is not None:
-                self.on_message(msg)
-            await self._handle(ws, msg)
+            result.messages += 1
+            result.bytes += len(raw)
+            if on_message is not None:
+                on_message(msg)
+            if msg.get("type") == "event":       # (most messages: handled without a coroutine)
+                step = self._event(msg)
+                if step is _ACT and self.view is not None:
+                    await self._maybe_act(ws, self.view, msg["version"])
+                elif step is _RESYNC:
+                    result.resyncs += 1
+                    await ws.send(_encode({"type": "resync", "version": self.version}))
+            else:
+                await self._handle(ws, msg)
             if self.done:
                 await ws.close()
                 return True
         return False
+
+    def _event(self, msg: dict[str, Any]) -> str | None:
+        """Take an ``event`` into our view; what to do next (_ACT, _RESYNC or None)."""
+        version = msg["version"]
+        if self.view is None or (self.version is not None and version > self.version + 1):
+            return _RESYNC                        # (changes need the view they change)
+        if self.version is not None and version != self.version + 1:
+            return None                           # seen already
+        self.version = version
+        ev = msg["event"]
+        view = self.view
+        view.update(msg["view"])                  # what changed in our view
+        view["events"].append(ev)
+        if self.sent_at and ev.get("seat") == self.result.seat:
+            self.result.latencies.append(time.perf_counter() - self.sent_at)
+            self.sent_at = 0.0
+        return _ACT if version == msg["latest"] else None
 
     async def _handle(self, ws: Any, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
@@ -299,23 +334,6 @@ class _Session:
             view = self.view = dict(msg["view"])    # ours to change (not the message's)
             view["events"] = list(view.get("events", ()))
             await self._maybe_act(ws, self.view, msg["version"])
-        elif kind == "event":
-            gap = self.version is not None and msg["version"] > self.version + 1
-            if self.view is None or gap:          # (changes need the view they change)
-                self.result.resyncs += 1
-                await ws.send(_encode({"type": "resync", "version": self.version}))
-                return
-            if self.version is not None and msg["version"] != self.version + 1:
-                return                            # seen already
-            self.version = msg["version"]
-            ev = msg["event"]
-            self.view.update(msg["view"])     # what changed in our view
-            self.view["events"].append(ev)
-            if self.sent_at and ev.get("seat") == self.result.seat:
-                self.result.latencies.append(time.perf_counter() - self.sent_at)
-                self.sent_at = 0.0
-            if msg["version"] == msg["latest"]:
-                await self._maybe_act(ws, self.view, msg["version"])
         elif kind == "game_over":
             if not any(g["game"] == msg["game"] for g in self.result.games):
                 self.result.games.append(msg)

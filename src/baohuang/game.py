@@ -26,7 +26,7 @@ from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, make_view
+from .views import View, build_view, view_fields
 
 __all__ = ["RECORD_VERSION", "Game"]
 
@@ -49,7 +49,7 @@ class Game:
     def __init__(self, state: GameState) -> None:
         self._st = state
         self._actions: list[Action] = []
-        self._legal_cache: list[Action] | None = None
+        self._legal_cache: tuple[Action, ...] | None = None
 
     @classmethod
     def new(cls, rules: RuleSet | None = None, seed: int = 0, *, dealer: int = 0,
@@ -119,20 +119,35 @@ class Game:
             st = self._st
             stage = st.stage
             if stage is _PLAY:
-                legal = playphase.legal_actions(st)
+                legal = tuple(playphase.legal_actions(st))
             elif stage is _OVER:
-                legal = []
+                legal = ()
             else:
-                legal = roles.legal(st)
+                legal = tuple(roles.legal(st))
             self._legal_cache = legal
-        return legal.copy()
+        return list(legal)
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
+        return build_view(self.view_fields(seat))
+
+    def view_fields(self, seat: int | None) -> tuple[Any, ...]:
+        """``view(seat)``'s field values in :class:`View`'s order, without the
+        :class:`View` (for a server comparing each seat's views move by move).
+
+        >>> import dataclasses
+        >>> game = Game.new(seed=2)
+        >>> game.view_fields(1) == dataclasses.astuple(game.view(1))
+        True
+        """
         if seat is not None and not 0 <= seat < 5:
             raise ValueError(f"seat must be 0..4 or None, not {seat}")
-        legal = self.legal_actions() if seat is not None and seat == self._st.to_act else None
-        return make_view(self._st, seat, legal)
+        st = self._st
+        if seat is not None and seat == st.to_act:
+            if self._legal_cache is None:
+                self.legal_actions()
+            return view_fields(st, seat, self._legal_cache)
+        return view_fields(st, seat)
 
     def events_for(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
         """Events from number ``since`` on, as ``seat`` may see them."""
@@ -173,9 +188,11 @@ class Game:
         elif kind is _LEAVE_KIND:
             self._leave(action)
         else:
-            legal = self._legal_cache if self._legal_cache is not None else roles.legal(st)
-            if action not in legal:
-                allowed = ", ".join(str(a) for a in legal)
+            allowed_now = self._legal_cache
+            if allowed_now is None:
+                allowed_now = tuple(roles.legal(st))
+            if action not in allowed_now:
+                allowed = ", ".join(str(a) for a in allowed_now)
                 raise IllegalAction(f"{action} is not allowed now (stage {stage.value}, "
                                     f"seat {st.to_act}: {allowed})")
             roles.apply(st, action)

@@ -14,6 +14,9 @@ from .rules import GuardMode, LeadAfterOut, RuleSet, Scoring
 from .scoring import settle
 from .state import GameState, IllegalAction, Result, Stage
 
+_SMALL_JOKER: Final = 16           # (card ranks: 小王, 大王)
+_BIG_JOKER: Final = 17
+
 __all__ = ["apply", "apply_legal", "check_play", "legal", "legal_actions", "materialize"]
 
 A = ActionKind
@@ -124,6 +127,9 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
             shapes_out.extend(shapes)
         return actions
     split = _grouped(st, seat, special)
+    big, small = _jokers(st, seat, _rank_cards(st, seat))
+    special_ranks = {c >> 4 for c in special}
+    small_special, big_special = _SMALL_JOKER in special_ranks, _BIG_JOKER in special_ranks
     out: list[Action] = []
     made: dict[tuple[int, int], list[tuple[Card, ...]]] = {}   # (rank, n) -> _choices
 
@@ -133,15 +139,23 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
             found = made[rank, n] = _choices(split[rank], n)
         return found
 
-    for r, n, x, y in shapes:
+    for shape in shapes:
+        r, n, x, y = shape
+        if r not in special_ranks and not (x and small_special) and not (y and big_special):
+            # no card of this play could reveal the Guard: one action, as above
+            out.append(_new(Action, (play, big[:y] + small[:x] + split[r][0][:n], None)))
+            if shapes_out is not None:
+                shapes_out.append(shape)
+            continue
+        first = len(out)
         lows = choices(r, n)
-        for big_cards in choices(17, y):
-            for small_cards in choices(16, x):
+        for big_cards in choices(_BIG_JOKER, y):
+            for small_cards in choices(_SMALL_JOKER, x):
                 jokers = big_cards + small_cards
                 for low in lows:
                     out.append(_new(Action, (play, jokers + low, None)))
-    if shapes_out is not None:
-        shapes_out.extend(classify(a.cards, st.rules) for a in out)
+        if shapes_out is not None:
+            shapes_out.extend(classify(a.cards, st.rules) for a in out[first:])
     return out
 
 

@@ -137,6 +137,9 @@ class GameState:
     # per viewer: (events seen, their filtered dicts) for views
     view_cache: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(
         default_factory=dict, compare=False, repr=False)
+    # per event: the dict every seat's view shows, or None where seats differ
+    view_public_events: list[dict[str, Any] | None] = field(
+        default_factory=list, compare=False, repr=False)
     # what every seat's view shares, made once per event count (see views.make_view)
     view_public: Any = field(default=None, compare=False, repr=False)
     # per seat: times give/take changed its hand, and (hand, that count, sorted

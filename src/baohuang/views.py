@@ -14,7 +14,7 @@ from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
 from .state import GameState, Stage
 
-__all__ = ["FIELD_JSON", "EventLog", "View", "build_view", "make_view"]
+__all__ = ["FIELD_JSON", "EventLog", "View", "build_view", "make_view", "view_fields"]
 
 _T = TypeVar("_T")
 _new_object = object.__new__
@@ -209,19 +209,44 @@ def _sorted_hand(st: GameState, seat: int) -> tuple[Card, ...]:
 
 def _seat_events(st: GameState, seat: int | None, seen: int) -> EventLog:
     """The events as ``seat`` may see them (the list is extended with the new ones
-    only; each view holds a log of as many as there were)."""
-    done, events = st.view_cache.get(seat, (0, []))
+    only; each view holds a log of as many as there were).  An event that shows
+    every seat the same (nothing private, no hidden seat) is one dict shared by
+    all the seats' lists."""
+    cache = st.view_cache
+    done, events = cache.get(seat, (0, []))
     if done != seen:
         if done > seen:                            # (a state whose events were cut back)
             done, events = 0, []
-        events.extend(ev.for_seat(seat, reveal_all=False) for ev in st.events[done:])
-        st.view_cache[seat] = (seen, events)
+        public = _public_events(st, seen)
+        for i in range(done, seen):
+            shown = public[i]
+            events.append(shown if shown is not None
+                          else st.events[i].for_seat(seat, reveal_all=False))
+        cache[seat] = (seen, events)
     return EventLog(events, seen)
 
 
+def _public_events(st: GameState, seen: int) -> list[dict[str, Any] | None]:
+    """Per event: the dict every seat sees, or None when seats see it differently."""
+    public = st.view_public_events
+    if len(public) > seen:                         # (a state whose events were cut back)
+        del public[:]
+    for ev in st.events[len(public):seen]:
+        public.append(None if ev.private or ev.seat_hidden
+                      else ev.for_seat(None, reveal_all=False))
+    return public
+
+
 def make_view(st: GameState, seat: int | None,
-              legal: list[Action] | None = None) -> View:
+              legal: Sequence[Action] | None = None) -> View:
     """Build ``seat``'s view of ``st`` (``legal``: that seat's actions, if it acts)."""
+    return build_view(view_fields(st, seat, legal))
+
+
+def view_fields(st: GameState, seat: int | None,
+                legal: Sequence[Action] | None = None) -> tuple[Any, ...]:
+    """The values of :func:`make_view`'s view, in :class:`View`'s field order, without
+    making the :class:`View` (a server compares the views it sends field by field)."""
     stage = st.stage
     over = stage is _OVER
     e, g = st.emperor, st.guard
@@ -257,14 +282,14 @@ def make_view(st: GameState, seat: int | None,
     hands: dict[int, tuple[Card, ...]] = {}
     if over:
         hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
-    return build_view((
+    return (
         seat, stage, to_act, st.dealer, st.deal_no, st.rules_dict,
         _sorted_hand(st, seat) if seat is not None else (),
         public.hand_counts, st.candidate if stage is _EMPEROR else None,
         e, guard_seen, role, solo, st.called, st.guard_open, public.rebels, st.kicks, stake,
         st.leader if stage is _PLAY else None, public.last_play, public.out, public.left,
         public.played_cards, _seat_events(st, seat, seen), tuple(legal) if legal else (),
-        None if st.result is None else st.result.to_dict(), hands))
+        None if st.result is None else st.result.to_dict(), hands)
 
 
 #: (the slots of View in field order, and how a slot is set)

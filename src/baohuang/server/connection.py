@@ -11,7 +11,7 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
@@ -31,6 +31,8 @@ _ids = itertools.count(1)
 
 #: the ASGI ``send`` callable of a WebSocket connection
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+#: :mod:`.wsbatch`'s ``write``: texts to the socket at once, if it takes them now
+WriteNow = Callable[[Sequence[str]], bool]
 
 
 class Connection:
@@ -39,11 +41,15 @@ class Connection:
     ``send`` is the connection's ASGI send (below Starlette's ``WebSocket``, which is
     kept for the handshake and closing): each queued text goes out as one
     ``websocket.send`` message, or — with ``send_many`` — the texts queued together
-    as one ``baohuang.send_many`` message (see :mod:`.wsbatch`)."""
+    as one ``baohuang.send_many`` message (see :mod:`.wsbatch`).  With ``write_now``
+    (that extension's synchronous write) texts sent while nothing waits in the queue
+    go to the socket at once, and only what the socket does not take now is queued
+    for the writer task."""
 
     def __init__(self, websocket: WebSocket, user: UserRecord | None, queue_size: int, *,
                  abuse_limit: int = 20, abuse_window: float = 10.0,
-                 send: Send | None = None, send_many: bool = False) -> None:
+                 send: Send | None = None, send_many: bool = False,
+                 write_now: WriteNow | None = None) -> None:
         self.id = next(_ids)
         self.websocket = websocket
         self.user = user
@@ -58,6 +64,7 @@ class Connection:
         #: ``send`` takes :data:`.wsbatch.SEND_MANY` messages (the server's uvicorn
         #: protocol offers them): what is queued at once goes out in one write
         self._send_many = send_many
+        self._write_now = write_now
         #: texts waiting for the writer; a ``(code, reason)`` closes after them
         self._pending: deque[str | tuple[int, str]] = deque()
         self._queue_size = queue_size
@@ -76,14 +83,25 @@ class Connection:
         self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def send(self, text: str) -> None:
-        """Queue one message; drop the connection if it cannot keep up."""
-        if self.closed:
+        """Send one message (or queue it); drop the connection if it cannot keep up."""
+        self.send_all((text,))
+
+    def send_all(self, texts: Sequence[str]) -> None:
+        """Send messages in order: at once when the writer is idle and the socket
+        takes them, otherwise through the queue; drop the connection if it cannot
+        keep up."""
+        if self.closed or not texts:
             return
-        if len(self._pending) >= self._queue_size:
+        pending = self._pending
+        # (an idle writer holds nothing: what is written now cannot overtake a message)
+        if self._wake is not None and not pending and self._write_now is not None \
+                and self._write_now(texts):
+            return
+        if len(pending) + len(texts) > self._queue_size:
             log.info("dropping %r: send queue full", self)
             self.close(1008, "send queue full: reading too slowly")
             return
-        self._pending.append(text)
+        pending.extend(texts)
         self._wake_writer()
 
     def _wake_writer(self) -> None:

@@ -13,7 +13,7 @@ last (all of them when there is none), on the last message of a batch.
 >>> snap = snapshot(game, 2, base=0, index=0)
 >>> snap["version"] == game.version, len(snap["view"]["hand"]) > 0
 (True, True)
->>> shown = game.view(None)
+>>> shown = game.view_fields(None)
 >>> game.apply(game.legal_actions()[0])
 >>> texts, shown = event_texts(game, None, base=0, index=0, since=snap["version"],
 ...                            last=shown)
@@ -29,22 +29,27 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable
 from itertools import compress
-from operator import ne
+from operator import is_not
 from typing import Any
 
 import msgspec
 
 from ..actions import Action
 from ..game import Game
-from ..views import FIELD_JSON, View
+from ..views import FIELD_JSON
 
-__all__ = ["Shared", "event_texts", "game_over", "snapshot", "view_changes"]
+__all__ = ["Fields", "Shared", "event_texts", "game_over", "snapshot", "view_changes"]
 
 _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
 #: the fields event messages carry (the event list is not repeated: clients keep it)
 _SENT = tuple(name for name in FIELD_JSON if name != "events")
-_values = operator.attrgetter(*_SENT)
+_NAMES = tuple(FIELD_JSON)
+_EVENTS = _NAMES.index("events")
+#: a view's field values (``Game.view_fields``) -> those of the fields sent
+_values = operator.itemgetter(*(_NAMES.index(name) for name in _SENT))
+#: a view's field values, as ``Game.view_fields`` gives them (``View``'s field order)
+Fields = tuple[Any, ...]
 _KEYS = tuple(f'"{name}":' for name in _SENT)
 _CONVERT = tuple(FIELD_JSON[name] for name in _SENT)
 #: fields that are the same for every seat: their JSON is made once per move
@@ -52,9 +57,22 @@ _PUBLIC = frozenset({"hand_counts", "last_play", "out", "left", "played", "rebel
 _SHARED = tuple(name in _PUBLIC for name in _SENT)
 _LEGAL = _SENT.index("legal_actions")
 _INDICES = range(len(_SENT))
-#: field index -> (value, its JSON text), shared by the seats of one broadcast (public
-#: fields only: every seat's view of one state holds the same objects there)
-Shared = dict[int, tuple[Any, str]]
+
+
+class Shared:
+    """What the messages to the seats of one broadcast share (made for the first seat,
+    reused for the others): the JSON of public fields — every seat's view of one
+    state holds the same objects there — and the text of events that every seat
+    sees alike (its view's event list holds the same dict)."""
+
+    __slots__ = ("events", "fields")
+
+    def __init__(self) -> None:
+        #: field index -> (value, its JSON text)
+        self.fields: dict[int, tuple[Any, str]] = {}
+        #: id of an event dict -> (the dict, its message text up to the view)
+        self.events: dict[int, tuple[dict[str, Any], str]] = {}
+
 #: action -> its JSON text (``Action.to_dict()`` encoded), kept for the actions seen
 #: lately: the same few hundred make up most legal-action lists
 _action_texts: dict[Action, str] = {}
@@ -81,32 +99,41 @@ def _actions_json(actions: tuple[Action, ...]) -> str:
     return "[" + ",".join(parts) + "]"
 
 
-def view_changes(view: View, last: View | None, shared: Shared | None = None) -> str:
-    """The JSON object of ``view``'s fields (as ``View.to_dict()`` has them, without
-    ``events``) that differ from ``last``'s — all of them when ``last`` is None.
+def view_changes(view: Fields, last: Fields | None, shared: Shared | None = None) -> str:
+    """The JSON object of the fields of the view ``view`` (its field values, as
+    ``Game.view_fields`` gives them) that differ from ``last``'s — all of them when
+    ``last`` is None — as ``View.to_dict()`` has them, without ``events``.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=1)
-    >>> view = game.view(0)
-    >>> view_changes(view, view)
+    >>> fields = game.view_fields(0)
+    >>> view_changes(fields, fields)
     '{}'
-    >>> import json; json.loads(view_changes(view, None)) == {
-    ...     k: v for k, v in view.to_dict().items() if k != "events"}
+    >>> import json; json.loads(view_changes(fields, None)) == {
+    ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"}
     True
     """
     values = _values(view)
-    changed: Iterable[int] = _INDICES if last is None else \
-        compress(_INDICES, map(ne, values, _values(last)))
+    changed: Iterable[int]
+    if last is None:
+        changed = _INDICES
+    else:
+        # (most fields hold the very object they held last time: only the others are
+        # compared by value)
+        old = _values(last)
+        changed = [i for i in compress(_INDICES, map(is_not, values, old))
+                   if values[i] != old[i]]
     parts: list[str] = []
+    known_fields = None if shared is None else shared.fields
     for i in changed:
         value = values[i]
-        if shared is not None and _SHARED[i]:
-            known = shared.get(i)
+        if known_fields is not None and _SHARED[i]:
+            known = known_fields.get(i)
             if known is not None and known[0] is value:
                 text = known[1]
             else:
                 text = _encode(_CONVERT[i](value)).decode()
-                shared[i] = (value, text)
+                known_fields[i] = (value, text)
         elif i == _LEGAL:
             text = _actions_json(value)
         else:
@@ -116,8 +143,8 @@ def view_changes(view: View, last: View | None, shared: Shared | None = None) ->
 
 
 def event_texts(game: Game, seat: int | None, *, base: int, index: int,
-                since: int, deadline: float | None = None, last: View | None = None,
-                shared: Shared | None = None) -> tuple[list[str], View | None]:
+                since: int, deadline: float | None = None, last: Fields | None = None,
+                shared: Shared | None = None) -> tuple[list[str], Fields | None]:
     """``event`` messages (JSON text) for the events after table version ``since``,
     each with the version all of them bring the table to (``latest``: act only at
     ``version == latest``) and the time the decision now awaited times out
@@ -127,16 +154,25 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
     receiver to (``last`` when there is nothing to send)."""
     if game.version <= since - base:
         return [], last
-    view = game.view(seat)
-    events = view.events[since - base:]      # (as game.events_for(seat) has them)
+    view = game.view_fields(seat)
+    events = view[_EVENTS][since - base:]    # (as game.events_for(seat) has them)
     latest = since + len(events)
-    head = '{"type":"event","version":'
     tail = (f',"latest":{latest},"game":{index},'
             f'"deadline":{_encode(deadline).decode()},"event":')
-    texts = [f'{head}{since + i + 1}{tail}{_encode(ev).decode()},"view":{{}}}}'
-             for i, ev in enumerate(events[:-1])]
-    texts.append(f'{head}{latest}{tail}{_encode(events[-1]).decode()},'
-                 f'"view":{view_changes(view, last, shared)}}}')
+    known = None if shared is None else shared.events
+    texts = []
+    for number, ev in enumerate(events, since + 1):
+        # (the seats of one broadcast share since, latest, index and deadline: an event
+        # every seat sees alike makes the same text up to the view)
+        made = None if known is None else known.get(id(ev))
+        if made is not None and made[0] is ev:
+            text = made[1]
+        else:
+            text = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
+            if known is not None:
+                known[id(ev)] = (ev, text)
+        texts.append(text + "{}}")
+    texts[-1] = texts[-1][:-3] + view_changes(view, last, shared) + "}"
     return texts, view
 
 

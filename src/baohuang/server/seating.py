@@ -96,8 +96,7 @@ def sync(table: Table, conn: Connection, version: int | None) -> None:
     if version is not None and table.base <= version < current:
         texts, _ = render.event_texts(game, conn.seat, base=table.base, index=table.index,
                                       since=version, deadline=table.deadline())
-        for text in texts:                # (the last one with the whole view)
-            conn.send(text)
+        conn.send_all(texts)              # (the last one with the whole view)
     else:
         conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index))
     if game.is_over and table.recorded:

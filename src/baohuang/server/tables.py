@@ -123,7 +123,7 @@ class Table:
         self._public: list[dict[str, Any] | None] = [None] * 5
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
-        self._shown: list[View | None] = [None] * 6
+        self._shown: list[render.Fields | None] = [None] * 6
         self._hidden_pending = False      # a seat's 托管 change is hidden until the Guard decided
         self._recovering = False
 
@@ -405,23 +405,20 @@ class Table:
         game = self.game
         assert game is not None
         deadline = None if game.is_over else self._deadline_after_move()
-        shared: render.Shared = {}
+        shared = render.Shared()
         kw: dict[str, Any] = {"base": self.base, "index": self.index, "since": before,
                               "deadline": deadline, "shared": shared}
         shown = self._shown
         for index, seat in enumerate(self.seats):
             if seat is not None and seat.conn is not None:
                 texts, shown[index] = render.event_texts(game, index, last=shown[index], **kw)
-                send = seat.conn.send
-                for text in texts:
-                    send(text)
+                seat.conn.send_all(texts)
             else:
                 shown[index] = None       # nobody has this seat's view: the next one is whole
         if self.watchers:
             texts, shown[5] = render.event_texts(game, None, last=shown[5], **kw)
             for conn in self.watchers:
-                for text in texts:
-                    conn.send(text)
+                conn.send_all(texts)
         else:
             shown[5] = None
 

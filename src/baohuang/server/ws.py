@@ -13,7 +13,7 @@ from starlette.websockets import WebSocket
 
 from .accounts import user_json
 from .config import ServerConfig
-from .connection import Connection
+from .connection import Connection, WriteNow
 from .protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .state import server_state, session_user
 from .tables import ClientInput, Disconnect
@@ -76,13 +76,15 @@ class WebSocketEndpoint:
     ``WebSocket`` state checks on top)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        send_many = SEND_MANY in (scope.get("extensions") or {})
+        extension = (scope.get("extensions") or {}).get(SEND_MANY)
         await websocket_endpoint(WebSocket(scope, receive, send), receive, send,
-                                 send_many=send_many)
+                                 send_many=extension is not None,
+                                 write_now=None if extension is None else extension.get("write"))
 
 
 async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = None,
-                             send: Send | None = None, *, send_many: bool = False) -> None:
+                             send: Send | None = None, *, send_many: bool = False,
+                             write_now: WriteNow | None = None) -> None:
     state = server_state(websocket)
     config = state.config
     if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
@@ -92,7 +94,8 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     user = await session_user(websocket)
     await websocket.accept()
     conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
-                      abuse_window=config.abuse_window, send=send, send_many=send_many)
+                      abuse_window=config.abuse_window, send=send, send_many=send_many,
+                      write_now=write_now)
     conn.start()
     conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
                     "limits": {"max_message_bytes": config.max_message_bytes,

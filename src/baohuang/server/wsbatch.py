@@ -14,10 +14,18 @@ send ``{"type": "baohuang.send_many", "texts": [str, ...]}``.  Every other
 message is uvicorn's own, handled exactly as uvicorn handles it (both servers of
 ``bench/server.py`` run on this protocol).  Pings, closing and flow control are
 uvicorn's: a batch waits for the transport to be writable like any message.
+
+The extension's dict also holds ``"write"``: a plain (not async) function
+``write(texts) -> bool`` that writes the texts at once when the socket takes them
+now — the connection is open and the transport is not paused for flow control —
+and returns True; otherwise it writes nothing and returns False, and the
+application sends them through ``send`` (which waits).  A table that just made a
+move hands each connection its messages this way without waking a writer task.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["SEND_MANY", "ws_protocol"]
@@ -50,7 +58,24 @@ def ws_protocol() -> type[Any] | str:
             # uvicorn's protocol still has what send() below uses
             if self.response.status_code == 101 and all(
                     hasattr(self, name) for name in _USED):
-                self.scope["extensions"][SEND_MANY] = {}
+                self.scope["extensions"][SEND_MANY] = {"write": self.write_now}
+
+        def _open(self) -> bool:
+            return self.handshake_complete and not self.close_sent \
+                and self.initial_response is None
+
+        def write_now(self, texts: Iterable[str]) -> bool:
+            """Write ``texts`` (one frame each) if the socket takes them now."""
+            if self.disconnected or not self.writable.is_set() or not self._open():
+                return False
+            conn = self.conn
+            try:
+                for text in texts:
+                    conn.send_text(text.encode())
+            except InvalidState:
+                return False
+            self.transport.write(b"".join(conn.data_to_send()))
+            return True
 
         async def send(self, message: Any) -> None:
             if message["type"] != SEND_MANY:
@@ -59,8 +84,7 @@ def ws_protocol() -> type[Any] | str:
             await self.writable.wait()
             if self.disconnected:
                 raise ClientDisconnected()
-            if not self.handshake_complete or self.close_sent \
-                    or self.initial_response is not None:
+            if not self._open():
                 raise RuntimeError(f"{SEND_MANY} needs an open WebSocket")
             conn = self.conn
             try:
