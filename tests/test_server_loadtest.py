@@ -35,3 +35,16 @@ def test_loadtest_fails_when_games_do_not_finish(server: ServerProcess) -> None:
                                       "--think", "1.0", "--timeout", "1.0"])
     assert result.exit_code == 1
     assert "timeout" in result.output
+
+
+def test_loadtest_names_an_unreachable_server_and_an_unknown_bot() -> None:
+    from baohuang.server.harness import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"          # nobody listens there
+    result = CliRunner().invoke(app, ["loadtest", "--server", url, "--tables", "1"])
+    assert result.exit_code == 2
+    assert f"cannot reach the server at {url}" in result.output
+    assert "Traceback" not in result.output
+    result = CliRunner().invoke(app, ["loadtest", "--server", url, "--bot", "hosted-5"])
+    assert result.exit_code == 2
+    assert "unknown bot 'hosted-5'" in result.output

@@ -49,10 +49,26 @@ def loadtest_command(
     errors, resyncs and move→broadcast latency."""
     import json
 
+    import httpx
+
+    from ..bots.base import is_bot, unknown_bot
+    from ..client import ClientError
     from .loadtest import run_loadtest, run_on_fast_loop
 
-    report = run_on_fast_loop(run_loadtest(server, tables=tables, games=games, bot=bot,
-                                      think=think, processes=processes, timeout=timeout))
+    if not is_bot(bot):
+        raise typer.BadParameter(str(unknown_bot(bot)), param_hint="--bot")
+    if tables < 1 or games < 1 or processes < 1:
+        raise typer.BadParameter("--tables, --games and --processes are at least 1")
+    try:
+        report = run_on_fast_loop(run_loadtest(server, tables=tables, games=games, bot=bot,
+                                               think=think, processes=processes,
+                                               timeout=timeout))
+    except httpx.HTTPError as exc:
+        typer.echo(f"error: cannot reach the server at {server}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except ClientError as exc:
+        typer.echo(f"error: the server at {server} refused the load test: {exc}", err=True)
+        raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
