@@ -26,6 +26,18 @@ saturate this 2-core machine, and p99 measures the queue, not the server.
     python bench/server.py --tables 500 --think 1.0   # the 500-table latency run
     python bench/server.py --tables 500       # 500 tables answering instantly
     python bench/server.py --json
+    python bench/server.py --count            # instructions per move (needs valgrind)
+
+``--count`` measures cost without the clock: the machine's speed drifts (the
+baseline alone made 24k–64k messages/s on runs of one day), so a change of a
+tenth is lost in seconds.  Both servers and both load generators run under
+callgrind (valgrind), each twice — a short and a long load on the same tables
+(rooms) — and the difference between the two runs, divided by the difference in
+moves (turns), is what one more move (turn) costs in instructions: start-up,
+sign-ups and table creation cancel out.  The counts are user-space only (the
+socket system calls, the same number per move as per turn, are not in them, nor
+are cache misses), so the ratio they give is an estimate of the message-rate
+ratio, not a measurement of it.
 """
 
 from __future__ import annotations
@@ -34,6 +46,8 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -234,10 +248,23 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1,
                         help="client processes (for both servers alike)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--count", action="store_true",
+                        help="count instructions per move under callgrind instead (slow: "
+                             "a few minutes with the default --count-tables)")
+    parser.add_argument("--count-tables", type=int, default=3,
+                        help="tables (rooms) of the --count runs")
     parser.add_argument("--serve-baseline", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--baseline-clients", type=int, nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_baseline:
         serve_baseline(args.serve_baseline)
+        return
+    if args.baseline_clients:
+        port, rooms, turns, size = args.baseline_clients
+        print(json.dumps(run_baseline(port, rooms, turns, size, 1)))
+        return
+    if args.count:
+        _print_counts(count_instructions(args.count_tables), args.json)
         return
 
     load_before = os.getloadavg()
@@ -309,10 +336,110 @@ def _print_round(number: int, args: argparse.Namespace, mine: dict[str, Any],
         print(f"                 ratio {ratio:.2f}")
 
 
-def _wait_for_port(port: int) -> None:
+# -- instructions (--count) -----------------------------------------------------------------
+def _callgrind(out: Path, *command: str) -> list[str]:
+    return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command]
+
+
+def _instructions(out: Path) -> int:
+    """The total of a callgrind output file (all threads)."""
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise ValueError(f"no total in {out}")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)        # (callgrind writes its counts as the process ends)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _count_ours(tmp: Path, tables: int, games: int) -> dict[str, int]:
+    port = free_port()
+    server = subprocess.Popen(_callgrind(
+        tmp / f"server-{games}", sys.executable, "-m", "baohuang.cli", "serve", "--port",
+        str(port), "--db", f"sqlite+aiosqlite:///{tmp / f'count-{games}.db'}", "--log-level",
+        "warning", "--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, timeout=300)
+        client = subprocess.run(_callgrind(
+            tmp / f"clients-{games}", sys.executable, "-m", "baohuang.cli", "loadtest",
+            "--server", f"http://127.0.0.1:{port}", "--tables", str(tables), "--games",
+            str(games), "--json"), capture_output=True, text=True, check=True)
+    finally:
+        _stop(server)
+    report = json.loads(client.stdout)
+    return {"moves": report["moves"], "messages": report["messages"],
+            "bytes_per_message": report["bytes_per_message"],
+            "server": _instructions(tmp / f"server-{games}"),
+            "clients": _instructions(tmp / f"clients-{games}")}
+
+
+def _count_baseline(tmp: Path, rooms: int, turns: int, size: int) -> dict[str, int]:
+    port = free_port()
+    server = subprocess.Popen(_callgrind(tmp / f"base-server-{turns}", sys.executable,
+                                         __file__, "--serve-baseline", str(port)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, timeout=300)
+        client = subprocess.run(_callgrind(
+            tmp / f"base-clients-{turns}", sys.executable, __file__, "--baseline-clients",
+            str(port), str(rooms), str(turns), str(size)),
+            capture_output=True, text=True, check=True)
+    finally:
+        _stop(server)
+    report = json.loads(client.stdout)
+    return {"moves": rooms * turns, "messages": report["messages"],
+            "server": _instructions(tmp / f"base-server-{turns}"),
+            "clients": _instructions(tmp / f"base-clients-{turns}")}
+
+
+def _per_move(short: dict[str, int], long: dict[str, int]) -> dict[str, float]:
+    moves = long["moves"] - short["moves"]
+    return {key: (long[key] - short[key]) / moves for key in ("messages", "server", "clients")}
+
+
+def count_instructions(tables: int) -> dict[str, Any]:
+    """Instructions per move of our server and load generator (one and three games at
+    ``tables`` tables), per turn of the baseline (as many turns as those moves)."""
+    if shutil.which("valgrind") is None:
+        sys.exit("--count needs valgrind (Debian: apt-get install valgrind)")
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        short, long = _count_ours(tmp, tables, 1), _count_ours(tmp, tables, 3)
+        ours = _per_move(short, long)
+        size = long["bytes_per_message"]        # (the baseline's messages are as long)
+        turns = [max(5, round(run["moves"] / tables)) for run in (short, long)]
+        base = _per_move(*(_count_baseline(tmp, tables, t, size) for t in turns))
+    ours_cost, base_cost = ours["server"] + ours["clients"], base["server"] + base["clients"]
+    ratio = (ours["messages"] / ours_cost) / (base["messages"] / base_cost)
+    return {"tables": tables, "ours_per_move": ours, "baseline_per_turn": base,
+            "ratio_estimate": round(ratio, 3), "target_ratio": TARGET_RATIO}
+
+
+def _print_counts(counts: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(counts, indent=2))
+        return
+    ours, base = counts["ours_per_move"], counts["baseline_per_turn"]
+    print(f"instructions (callgrind, {counts['tables']} tables; millions)")
+    print(f"our server       {ours['server'] / 1e6:.3f} per move, load generator "
+          f"{ours['clients'] / 1e6:.3f}; {ours['messages']:.2f} messages a move")
+    print(f"bare broadcast   {base['server'] / 1e6:.3f} per turn, load generator "
+          f"{base['clients'] / 1e6:.3f}; {base['messages']:.2f} messages a turn")
+    print(f"ratio estimate   {counts['ratio_estimate']:.2f} (messages per instruction, ours "
+          f"to the baseline's; target ≥ {TARGET_RATIO})")
+
+
+def _wait_for_port(port: int, timeout: float = 30) -> None:
     import socket
 
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
