@@ -129,28 +129,23 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     split = _grouped(st, seat, special)
     big, small = _jokers(st, seat, _rank_cards(st, seat))
     special_ranks = {c >> 4 for c in special}
-    small_special, big_special = _SMALL_JOKER in special_ranks, _BIG_JOKER in special_ranks
+    # the ways to add y big (x small) jokers: one each unless a joker is special
+    bigs = [_choices(split[_BIG_JOKER], y) for y in range(len(big) + 1)]
+    smalls = [_choices(split[_SMALL_JOKER], x) for x in range(len(small) + 1)]
     out: list[Action] = []
-    made: dict[tuple[int, int], list[tuple[Card, ...]]] = {}   # (rank, n) -> _choices
-
-    def choices(rank: int, n: int) -> list[tuple[Card, ...]]:
-        found = made.get((rank, n))
-        if found is None:
-            found = made[rank, n] = _choices(split[rank], n)
-        return found
-
     for shape in shapes:
         r, n, x, y = shape
-        if r not in special_ranks and not (x and small_special) and not (y and big_special):
+        lows = _choices(split[r], n) if r in special_ranks else (split[r][0][:n],)
+        big_ways, small_ways = bigs[y], smalls[x]
+        if len(big_ways) == 1 and len(small_ways) == 1 and len(lows) == 1:
             # no card of this play could reveal the Guard: one action, as above
-            out.append(_new(Action, (play, big[:y] + small[:x] + split[r][0][:n], None)))
+            out.append(_new(Action, (play, big_ways[0] + small_ways[0] + lows[0], None)))
             if shapes_out is not None:
                 shapes_out.append(shape)
             continue
         first = len(out)
-        lows = choices(r, n)
-        for big_cards in choices(_BIG_JOKER, y):
-            for small_cards in choices(_SMALL_JOKER, x):
+        for big_cards in big_ways:
+            for small_cards in small_ways:
                 jokers = big_cards + small_cards
                 for low in lows:
                     out.append(_new(Action, (play, jokers + low, None)))

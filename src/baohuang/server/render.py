@@ -65,9 +65,12 @@ class Shared:
     state holds the same objects there — and the text of events that every seat
     sees alike (its view's event list holds the same dict)."""
 
-    __slots__ = ("events", "fields")
+    __slots__ = ("events", "fields", "tail")
 
     def __init__(self) -> None:
+        #: the part of every event message after its version (the same since, latest,
+        #: game and deadline for every seat of one broadcast)
+        self.tail: str | None = None
         #: field index -> (value, its JSON text)
         self.fields: dict[int, tuple[Any, str]] = {}
         #: id of an event dict -> (the dict, its message text up to the view)
@@ -156,23 +159,27 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
         return [], last
     view = game.view_fields(seat)
     events = view[_EVENTS][since - base:]    # (as game.events_for(seat) has them)
-    latest = since + len(events)
-    tail = (f',"latest":{latest},"game":{index},'
-            f'"deadline":{_encode(deadline).decode()},"event":')
+    tail = None if shared is None else shared.tail
+    if tail is None:
+        tail = (f',"latest":{since + len(events)},"game":{index},'
+                f'"deadline":{_encode(deadline).decode()},"event":')
+        if shared is not None:
+            shared.tail = tail
     known = None if shared is None else shared.events
     texts = []
     for number, ev in enumerate(events, since + 1):
-        # (the seats of one broadcast share since, latest, index and deadline: an event
-        # every seat sees alike makes the same text up to the view)
+        # (an event every seat sees alike makes the same text up to the view)
         made = None if known is None else known.get(id(ev))
         if made is not None and made[0] is ev:
-            text = made[1]
+            texts.append(made[1])
         else:
             text = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
             if known is not None:
                 known[id(ev)] = (ev, text)
-        texts.append(text + "{}}")
-    texts[-1] = texts[-1][:-3] + view_changes(view, last, shared) + "}"
+            texts.append(text)
+    last_text = texts.pop()
+    texts = [text + "{}}" for text in texts]
+    texts.append(last_text + view_changes(view, last, shared) + "}")
     return texts, view
 
 
