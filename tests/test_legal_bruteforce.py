@@ -198,3 +198,41 @@ def test_game_legal_actions_match_brute_force() -> None:
                     compared += _check_game_position(game)
                 game.apply(rng.choice(game.legal_actions()))
     assert compared > 200
+
+
+# -- the hidden Guard: one action per way of showing (or not) a revealing card -------
+
+def test_hidden_guard_has_one_action_per_way_to_include_a_revealing_card() -> None:
+    """While the Guard is hidden, its legal plays are every allowed choice of cards
+    told apart only by rank and by whether a card would reveal the Guard (the marked
+    joker in card mode, the called card in call mode) — each choice once."""
+    compared = 0
+    for preset in ("shandong", "lianzhong_classic", "seed001_216"):
+        for seed in range(100):
+            game = bh.Game.new(rules(preset), seed)
+            rng = random.Random(seed)
+            while not game.is_over:
+                st_ = game._st
+                seat = game.to_act
+                if (game.stage is bh.Stage.PLAY and seat is not None
+                        and st_.special_cards(seat) and len(game.hand(seat)) <= 10):
+                    special = st_.special_cards(seat)
+                    held = Counter((int(c.rank), c in special) for c in game.hand(seat))
+                    view = game.view(seat)
+                    old = None if view.last_play is None else \
+                        [int(c.rank) for c in view.last_play[1]]
+                    keys = sorted(held)
+                    want = set()
+                    for pick in itertools.product(*(range(held[k] + 1) for k in keys)):
+                        chosen = Counter({k: n for k, n in zip(keys, pick, strict=True) if n})
+                        ranks = sorted(k[0] for k in chosen.elements())
+                        if ranks and allowed(ranks, old, sum(held.values()), game.rules):
+                            want.add(frozenset(chosen.items()))
+                    plays = [a for a in game.legal_actions() if a.kind is ActionKind.PLAY]
+                    got = [frozenset(Counter((int(c.rank), c in special)
+                                             for c in a.cards).items()) for a in plays]
+                    assert len(got) == len(set(got)), "a choice is listed twice"
+                    assert set(got) == want
+                    compared += 1
+                game.apply(rng.choice(game.legal_actions()))
+    assert compared > 100
