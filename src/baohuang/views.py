@@ -166,6 +166,8 @@ class _Public(NamedTuple):
     out: tuple[int, ...]
     left: tuple[int, ...]
     last_play: tuple[int, tuple[Card, ...]] | None
+    rules: dict[str, Any] | None                  # (rules never change within a game)
+    stake: int
 
 
 def _same_or(new: _T, old: _T) -> _T:
@@ -176,7 +178,7 @@ def _public(st: GameState, seen: int) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
     before: _Public | None = st.view_public
     if before is None or before.seen > seen:
-        before = _Public(0, [], (), (), (), (), (), None)
+        before = _Public(0, [], (), (), (), (), (), None, None, 1)
     played, played_cards = before.played, before.played_cards
     # Events only ever grow, so the played cards are extended, not rebuilt.
     grew = len(played)
@@ -186,12 +188,19 @@ def _public(st: GameState, seen: int) -> _Public:
     if len(played) != grew:
         played_cards = tuple(played)
     last = st.last
+    stake = 1
+    if st.guard_open and not st.solo:
+        stake *= 2
+    if len(st.rebels) >= 2:
+        stake *= 2
+    stake *= 2 ** st.kicks
     public = _Public(
         seen, played, played_cards,
         _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts),
         _same_or(tuple(st.rebels), before.rebels), _same_or(tuple(st.out), before.out),
         _same_or(tuple(st.left), before.left),
-        None if last is None else _same_or((last[0], last[2]), before.last_play))
+        None if last is None else _same_or((last[0], last[2]), before.last_play),
+        before.rules if before.rules is not None else st.rules_dict, stake)
     st.view_public = public
     return public
 
@@ -269,12 +278,6 @@ def view_fields(st: GameState, seat: int | None,
     to_act = st.to_act
     if stage is _GUARD and seat != to_act:
         to_act = None
-    stake = 1
-    if st.guard_open and not st.solo:
-        stake *= 2
-    if len(st.rebels) >= 2:
-        stake *= 2
-    stake *= 2 ** st.kicks
     seen = len(st.events)
     public = st.view_public
     if public is None or public.seen != seen:
@@ -283,10 +286,11 @@ def view_fields(st: GameState, seat: int | None,
     if over:
         hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
     return (
-        seat, stage, to_act, st.dealer, st.deal_no, st.rules_dict,
+        seat, stage, to_act, st.dealer, st.deal_no, public.rules,
         _sorted_hand(st, seat) if seat is not None else (),
         public.hand_counts, st.candidate if stage is _EMPEROR else None,
-        e, guard_seen, role, solo, st.called, st.guard_open, public.rebels, st.kicks, stake,
+        e, guard_seen, role, solo, st.called, st.guard_open, public.rebels, st.kicks,
+        public.stake,
         st.leader if stage is _PLAY else None, public.last_play, public.out, public.left,
         public.played_cards, _seat_events(st, seat, seen), tuple(legal) if legal else (),
         None if st.result is None else st.result.to_dict(), hands)
