@@ -1,5 +1,6 @@
 """The batched send of :mod:`baohuang.server.wsbatch`: several texts written at once
-arrive as separate WebSocket messages, in order, and plain ASGI sends still work."""
+(by the batched ``send`` or the synchronous ``write``) arrive as separate WebSocket
+messages, in order, and plain ASGI sends still work."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from baohuang.server.harness import free_port, lifespan
 from baohuang.server.wsbatch import SEND_MANY, ws_protocol
 
 seen_extensions: list[bool] = []
+written: list[bool] = []
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -31,7 +33,14 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         message = await receive()
         if message["type"] != "websocket.receive":
             return
-        n = int(message["text"])
+        text = message["text"]
+        if text.startswith("write "):         # the synchronous write of the extension
+            n = int(text.split()[1])
+            written.append(scope["extensions"][SEND_MANY]["write"](
+                [f"now {i}" for i in range(n)]))
+            await send({"type": "websocket.send", "text": "plain"})
+            continue
+        n = int(text)
         await send({"type": SEND_MANY, "texts": [f"batch {i}" for i in range(n)]})
         await send({"type": "websocket.send", "text": "plain"})
 
@@ -54,6 +63,8 @@ def test_batched_texts_arrive_as_separate_messages() -> None:
             got = [str(await ws.recv()) for _ in range(4)]
             await ws.send("1")
             got += [str(await ws.recv()) for _ in range(2)]
+            await ws.send("write 2")
+            got += [str(await ws.recv()) for _ in range(3)]
             return got
 
     try:
@@ -61,5 +72,7 @@ def test_batched_texts_arrive_as_separate_messages() -> None:
     finally:
         server.should_exit = True
         thread.join(10)
-    assert got == ["batch 0", "batch 1", "batch 2", "plain", "batch 0", "plain"]
+    assert got == ["batch 0", "batch 1", "batch 2", "plain", "batch 0", "plain",
+                   "now 0", "now 1", "plain"]
     assert seen_extensions == [True]
+    assert written == [True]              # (an open socket that is not paused takes them)
