@@ -107,20 +107,6 @@ def _action(data: dict[str, Any]) -> Action:
     return action
 
 
-def _actions(items: list[dict[str, Any]]) -> tuple[Action, ...]:
-    """``tuple(map(_action, items))``, with the common case (an action seen lately,
-    without a seat) looked up in the loop itself."""
-    get = _ACTIONS.get
-    out = []
-    for data in items:
-        cards = data.get("cards")
-        action = get((data["kind"], *cards) if cards else (data["kind"],))
-        if action is None or "seat" in data:
-            action = _action(data)
-        out.append(action)
-    return tuple(out)
-
-
 def _events(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     # (a session's event list only grows: a view holds the events there are now without
     # copying them)
@@ -146,7 +132,7 @@ def view_from_dict(data: dict[str, Any]) -> View:
         data["guard_open"], tuple(data["rebels"]), data["kicks"], data["stake"],
         data["leader"], None if last is None else (last["seat"], _cards(last["cards"])),
         tuple(data["out"]), tuple(data["left"]), _cards(data["played"]),
-        _events(data.get("events", ())), _actions(data["legal_actions"]),
+        _events(data.get("events", ())), tuple(map(_action, data["legal_actions"])),
         data["result"], {int(s): _cards(cs) for s, cs in data["hands"].items()}))
 
 

@@ -27,6 +27,15 @@ class Event(NamedTuple):
     private: dict[int, dict[str, Any]] = _EMPTY
     seat_hidden: bool = False
 
+    @property
+    def shown_alike(self) -> bool:
+        """Every viewer sees this event the same (nothing private, no hidden seat).
+
+        >>> Event("pass", 3).shown_alike, Event("deal", None, {}, {0: {"hand": []}}).shown_alike
+        (True, False)
+        """
+        return not self.private and not self.seat_hidden
+
     def for_seat(self, viewer: int | None, *, reveal_all: bool = False) -> dict[str, Any]:
         """This event as ``viewer`` (``None``: a spectator) may see it.
         ``reveal_all`` (a finished game's replay) shows everything."""

@@ -114,6 +114,10 @@ class Game:
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat to act (empty when over)."""
+        return list(self._legal())
+
+    def _legal(self) -> tuple[Action, ...]:
+        """The legal actions, made once per state."""
         legal = self._legal_cache
         if legal is None:
             st = self._st
@@ -125,7 +129,7 @@ class Game:
             else:
                 legal = tuple(roles.legal(st))
             self._legal_cache = legal
-        return list(legal)
+        return legal
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
@@ -144,9 +148,7 @@ class Game:
             raise ValueError(f"seat must be 0..4 or None, not {seat}")
         st = self._st
         if seat is not None and seat == st.to_act:
-            if self._legal_cache is None:
-                self.legal_actions()
-            return view_fields(st, seat, self._legal_cache)
+            return view_fields(st, seat, self._legal())
         return view_fields(st, seat)
 
     def events_for(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
@@ -188,11 +190,9 @@ class Game:
         elif kind is _LEAVE_KIND:
             self._leave(action)
         else:
-            allowed_now = self._legal_cache
-            if allowed_now is None:
-                allowed_now = tuple(roles.legal(st))
-            if action not in allowed_now:
-                allowed = ", ".join(str(a) for a in allowed_now)
+            legal = self._legal()
+            if action not in legal:
+                allowed = ", ".join(str(a) for a in legal)
                 raise IllegalAction(f"{action} is not allowed now (stage {stage.value}, "
                                     f"seat {st.to_act}: {allowed})")
             roles.apply(st, action)

@@ -151,10 +151,12 @@ class GameState:
 
     @property
     def rules_dict(self) -> dict[str, Any]:
+        """The rules as a plain dict, made once: every view of the game holds this one
+        dict (views are read, never changed), so views compare equal by identity."""
         cached = self.view_cache_rules
         if cached is None:
             cached = self.view_cache_rules = self.rules.to_dict()
-        return dict(cached)
+        return cached
 
     # -- cards ---------------------------------------------------------------
     def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:

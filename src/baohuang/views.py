@@ -166,7 +166,6 @@ class _Public(NamedTuple):
     out: tuple[int, ...]
     left: tuple[int, ...]
     last_play: tuple[int, tuple[Card, ...]] | None
-    rules: dict[str, Any] | None                  # (rules never change within a game)
     stake: int
 
 
@@ -178,7 +177,7 @@ def _public(st: GameState, seen: int) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
     before: _Public | None = st.view_public
     if before is None or before.seen > seen:
-        before = _Public(0, [], (), (), (), (), (), None, None, 1)
+        before = _Public(0, [], (), (), (), (), (), None, 1)
     played, played_cards = before.played, before.played_cards
     # Events only ever grow, so the played cards are extended, not rebuilt.
     grew = len(played)
@@ -199,8 +198,7 @@ def _public(st: GameState, seen: int) -> _Public:
         _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts),
         _same_or(tuple(st.rebels), before.rebels), _same_or(tuple(st.out), before.out),
         _same_or(tuple(st.left), before.left),
-        None if last is None else _same_or((last[0], last[2]), before.last_play),
-        before.rules if before.rules is not None else st.rules_dict, stake)
+        None if last is None else _same_or((last[0], last[2]), before.last_play), stake)
     st.view_public = public
     return public
 
@@ -241,8 +239,7 @@ def _public_events(st: GameState, seen: int) -> list[dict[str, Any] | None]:
     if len(public) > seen:                         # (a state whose events were cut back)
         del public[:]
     for ev in st.events[len(public):seen]:
-        public.append(None if ev.private or ev.seat_hidden
-                      else ev.for_seat(None, reveal_all=False))
+        public.append(ev.for_seat(None, reveal_all=False) if ev.shown_alike else None)
     return public
 
 
@@ -286,7 +283,7 @@ def view_fields(st: GameState, seat: int | None,
     if over:
         hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
     return (
-        seat, stage, to_act, st.dealer, st.deal_no, public.rules,
+        seat, stage, to_act, st.dealer, st.deal_no, st.rules_dict,
         _sorted_hand(st, seat) if seat is not None else (),
         public.hand_counts, st.candidate if stage is _EMPEROR else None,
         e, guard_seen, role, solo, st.called, st.guard_open, public.rebels, st.kicks,

@@ -166,20 +166,19 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
         if shared is not None:
             shared.tail = tail
     known = None if shared is None else shared.events
-    texts = []
+    heads = []                               # each message up to its view
     for number, ev in enumerate(events, since + 1):
         # (an event every seat sees alike makes the same text up to the view)
         made = None if known is None else known.get(id(ev))
         if made is not None and made[0] is ev:
-            texts.append(made[1])
+            heads.append(made[1])
         else:
-            text = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
+            head = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
             if known is not None:
-                known[id(ev)] = (ev, text)
-            texts.append(text)
-    last_text = texts.pop()
-    texts = [text + "{}}" for text in texts]
-    texts.append(last_text + view_changes(view, last, shared) + "}")
+                known[id(ev)] = (ev, head)
+            heads.append(head)
+    texts = [head + "{}}" for head in heads[:-1]]
+    texts.append(heads[-1] + view_changes(view, last, shared) + "}")
     return texts, view
 
 

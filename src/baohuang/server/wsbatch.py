@@ -64,10 +64,9 @@ def ws_protocol() -> type[Any] | str:
             return self.handshake_complete and not self.close_sent \
                 and self.initial_response is None
 
-        def write_now(self, texts: Iterable[str]) -> bool:
-            """Write ``texts`` (one frame each) if the socket takes them now."""
-            if self.disconnected or not self.writable.is_set() or not self._open():
-                return False
+        def _frames(self, texts: Iterable[str]) -> bool:
+            """One text frame each, in one write; False when the connection is no
+            longer open (nothing written)."""
             conn = self.conn
             try:
                 for text in texts:
@@ -76,6 +75,12 @@ def ws_protocol() -> type[Any] | str:
                 return False
             self.transport.write(b"".join(conn.data_to_send()))
             return True
+
+        def write_now(self, texts: Iterable[str]) -> bool:
+            """Write ``texts`` (one frame each) if the socket takes them now."""
+            if self.disconnected or not self.writable.is_set() or not self._open():
+                return False
+            return self._frames(texts)
 
         async def send(self, message: Any) -> None:
             if message["type"] != SEND_MANY:
@@ -86,12 +91,7 @@ def ws_protocol() -> type[Any] | str:
                 raise ClientDisconnected()
             if not self._open():
                 raise RuntimeError(f"{SEND_MANY} needs an open WebSocket")
-            conn = self.conn
-            try:
-                for text in message["texts"]:
-                    conn.send_text(text.encode())
-            except InvalidState:
-                raise ClientDisconnected() from None
-            self.transport.write(b"".join(conn.data_to_send()))
+            if not self._frames(message["texts"]):
+                raise ClientDisconnected()
 
     return BatchingWebSocketsProtocol
