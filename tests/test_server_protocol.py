@@ -59,6 +59,8 @@ def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerP
             "too_large": json.dumps({"type": "ping", "pad": "x" * 5000}),
             "bad_action": {"type": "act", "action": {"kind": "fly"}},
             "bad_action ": {"type": "act", "action": {"kind": "play", "cards": ["ZZ"]}},
+            "bad_action  ": {"type": "act", "action": "play ZZ"},
+            "bad_action   ": {"type": "act", "action": "fly"},
             "stale": {"type": "act", "action": legal[0], "version": version - 1},
             "illegal": {"type": "act", "action": {"kind": "play", "cards": ["BJ"] * 9}},
             "started": {"type": "sit", "seat": 2},
@@ -70,7 +72,9 @@ def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerP
             reply = await raw.recv_type("error")
             codes[expected.strip()] = reply["code"]
             assert reply["message"]
-        # nothing moved: our legal move still works at the same version
+        # nothing moved: our legal move still works at the same version (sent in the
+        # text form views list it in)
+        assert isinstance(legal[0], str)
         await raw.send({"type": "act", "action": legal[0], "version": version})
         after = await raw.recv_type("event")
         info = await client.request("GET", f"/api/tables/{table['id']}")

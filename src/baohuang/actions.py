@@ -5,6 +5,13 @@
 Action(kind=<ActionKind.PLAY: 'play'>, cards=(Card('BJ'), Card('9'), Card('9')), seat=None)
 >>> str(Action.parse("call 9h")), Action.parse("pass").to_dict()
 ('call 9h', {'kind': 'pass'})
+
+An action has two plain forms: its text (``str(action)``, read by
+:meth:`Action.parse`; views list legal actions this way) and its
+``to_dict()`` object (game records hold these).  :meth:`Action.read` takes either:
+
+>>> Action.read("play 9 9") == Action.read({"kind": "play", "cards": ["9", "9"]})
+True
 """
 
 from __future__ import annotations
@@ -80,6 +87,13 @@ class Action(NamedTuple):
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             raise ActionParseError("'seat' must be a seat number")
         return cls.make(kind, parse_cards(cards_raw), seat)
+
+    @classmethod
+    def read(cls, data: Any) -> Action:
+        """An action from either plain form: its text or its ``to_dict()`` object."""
+        if isinstance(data, str):
+            return cls.parse(data)
+        return cls.from_dict(data)
 
     @classmethod
     def make(cls, kind: ActionKind, cards: list[Card] | tuple[Card, ...] = (),

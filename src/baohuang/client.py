@@ -36,7 +36,7 @@ import msgspec
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from .actions import Action, ActionKind
+from .actions import Action
 from .bots import Bot, make_bot
 from .cards import Card, parse_card
 from .state import Stage
@@ -73,38 +73,28 @@ def _cards(items: Sequence[str]) -> tuple[Card, ...]:
         return tuple(map(_card, items))
 
 
-_KINDS = {kind.value: kind for kind in ActionKind}
 _STAGES = {stage.value: stage for stage in Stage}
-_new_action = tuple.__new__
-#: (kind, *cards) -> the action, for the actions without a seat seen lately (most
-#: legal-action lists are made of the same few hundred)
-_ACTIONS: dict[tuple[Any, ...], Action] = {}
+#: action text -> the action, for the actions seen lately (most legal-action lists are
+#: made of the same few hundred)
+_ACTIONS: dict[str, Action] = {}
 _ACTIONS_MAX = 50_000
 
 
-def _make_action(data: dict[str, Any]) -> Action:
-    # (a view may hold hundreds of legal actions: made without the NamedTuple
-    # constructor's argument handling)
-    seat = data.get("seat")
-    cards = data.get("cards")
-    kind = data["kind"]
-    return _new_action(Action, (_KINDS.get(kind) or ActionKind(kind),
-                                _cards(cards) if cards else (),
-                                seat if isinstance(seat, int) else None))
-
-
-def _action(data: dict[str, Any]) -> Action:
-    if "seat" in data:
-        return _make_action(data)
-    cards = data.get("cards")
-    key = (data["kind"], *cards) if cards else (data["kind"],)
-    action = _ACTIONS.get(key)
+def _action(text: str) -> Action:
+    action = _ACTIONS.get(text)
     if action is None:
-        action = _make_action(data)
+        action = Action.parse(text)
         if len(_ACTIONS) >= _ACTIONS_MAX:
             _ACTIONS.clear()
-        _ACTIONS[key] = action
+        _ACTIONS[text] = action
     return action
+
+
+def _actions(texts: list[str]) -> tuple[Action, ...]:
+    try:
+        return tuple(map(_ACTIONS.__getitem__, texts))
+    except KeyError:
+        return tuple(map(_action, texts))
 
 
 def _events(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
@@ -132,7 +122,7 @@ def view_from_dict(data: dict[str, Any]) -> View:
         data["guard_open"], tuple(data["rebels"]), data["kicks"], data["stake"],
         data["leader"], None if last is None else (last["seat"], _cards(last["cards"])),
         tuple(data["out"]), tuple(data["left"]), _cards(data["played"]),
-        _events(data.get("events", ())), tuple(map(_action, data["legal_actions"])),
+        _events(data.get("events", ())), _actions(data["legal_actions"]),
         data["result"], {int(s): _cards(cs) for s, cs in data["hands"].items()}))
 
 

@@ -147,7 +147,7 @@ FIELD_JSON: dict[str, Callable[[Any], Any]] = {
     "guard_open": _same, "rebels": list, "kicks": _same, "stake": _same, "leader": _same,
     "last_play": _last_play, "out": list, "left": list, "played": _texts,
     "events": lambda events: [dict(e) for e in events],
-    "legal_actions": lambda actions: [a.to_dict() for a in actions],
+    "legal_actions": lambda actions: [str(a) for a in actions],   # ("play 9 9", "pass")
     "result": _same,
     "hands": lambda hands: {str(s): _texts(cards) for s, cards in hands.items()},
 }

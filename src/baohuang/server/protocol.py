@@ -7,8 +7,8 @@ per receiving seat.
 
 >>> decode_client(b'{"type":"join","table":"7KQ2PA","as":"watcher"}')
 Join(table='7KQ2PA', as_='watcher', version=None)
->>> decode_client(b'{"type":"act","action":{"kind":"pass"},"version":4}')
-Act(action={'kind': 'pass'}, version=4)
+>>> decode_client(b'{"type":"act","action":"play 9 9","version":4}')
+Act(action='play 9 9', version=4)
 >>> decode_client(b'{"type":"dance"}')
 Traceback (most recent call last):
 ...
@@ -94,9 +94,10 @@ class Leave(_Msg, tag="leave"):
 
 
 class Act(_Msg, tag="act"):
-    """A decision, in ``Action.to_dict()`` form; ``version``: last version seen."""
+    """A decision: its text as in ``legal_actions`` (``"play 9 9"``) or its
+    ``Action.to_dict()`` object; ``version``: the last version seen."""
 
-    action: dict[str, Any]
+    action: str | dict[str, Any]
     version: int | None = None
 
 

@@ -76,7 +76,7 @@ class Shared:
         #: id of an event dict -> (the dict, its message text up to the view)
         self.events: dict[int, tuple[dict[str, Any], str]] = {}
 
-#: action -> its JSON text (``Action.to_dict()`` encoded), kept for the actions seen
+#: action -> its JSON text (``str(action)`` encoded), kept for the actions seen
 #: lately: the same few hundred make up most legal-action lists
 _action_texts: dict[Action, str] = {}
 _ACTION_TEXTS_MAX = 50_000
@@ -97,7 +97,7 @@ def _actions_json(actions: tuple[Action, ...]) -> str:
         if text is None:
             if len(texts) >= _ACTION_TEXTS_MAX:
                 texts.clear()
-            text = texts[action] = _encode(action.to_dict()).decode()
+            text = texts[action] = _encode(str(action)).decode()
         parts.append(text)
     return "[" + ",".join(parts) + "]"
 

@@ -125,7 +125,7 @@ async def act(table: Table, conn: Connection, msg: Act) -> None:
         conn.error("not_allowed", "your seat is on 托管: turn it off first", "act")
         return
     try:
-        action = Action.from_dict(msg.action)
+        action = Action.read(msg.action)
     except (ActionParseError, ValueError) as exc:
         conn.error("bad_action", str(exc), "act")
         return

@@ -66,6 +66,20 @@ export function shapeKey(shape) {
   return `${shape.n ? shape.rank : 0}:${shape.n}:${shape.sj}:${shape.bj}`;
 }
 
+// A legal action as views send it ('play 9 9', 'pass', 'call 9h') -> the object
+// an `act` message carries: {kind: 'play', cards: ['9', '9']}, {kind: 'pass'}.
+export function parseAction(text) {
+  const [kind, ...cards] = text.split(' ');
+  return cards.length ? { kind, cards } : { kind };
+}
+
+// A view (or the fields of one that changed) as received -> with legal_actions as
+// objects, which the rest of the client works with.
+export function readView(view) {
+  if (!Array.isArray(view.legal_actions)) return view;
+  return { ...view, legal_actions: view.legal_actions.map(parseAction) };
+}
+
 export function playActions(view) {
   return (view.legal_actions || []).filter((a) => a.kind === 'play');
 }

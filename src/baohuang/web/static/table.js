@@ -2,7 +2,9 @@
 import { clear, free, h } from './dom.js';
 import { t } from './i18n.js';
 import { TableConnection } from './conn.js';
-import { checkSelection, indexesFor, nextOfRank, parseCard, playActions, rankForKey } from './cards.js';
+import {
+  checkSelection, indexesFor, nextOfRank, parseCard, playActions, rankForKey, readView,
+} from './cards.js';
 import { renderTable } from './tableview.js';
 import { seatInfo, seatLabel, isRoleStage } from './model.js';
 import { get, post } from './api.js';
@@ -102,7 +104,7 @@ export class TableScreen {
         if ('deadline' in msg) this.deadline = msg.deadline;
         this.events.push(msg.event);
         // an event carries only what changed in our view (docs/protocol.md, Views)
-        this.setView({ ...this.view, ...msg.view, events: this.events });
+        this.setView({ ...this.view, ...readView(msg.view), events: this.events });
         // a batch (one action, several events) shares one view: draw it once, at its end
         if (typeof msg.latest === 'number' && msg.version < msg.latest) return;
         break;
@@ -133,7 +135,7 @@ export class TableScreen {
     this.version = msg.version;
     this.conn.version = msg.version;
     this.events = msg.view.events || [];
-    this.setView(msg.view);
+    this.setView(readView(msg.view));
   }
 
   setView(view) {
