@@ -26,7 +26,7 @@ from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, build_view, view_fields
+from .views import View, build_view, view_fields, view_parts
 
 __all__ = ["RECORD_VERSION", "Game"]
 
@@ -133,23 +133,29 @@ class Game:
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
-        return build_view(self.view_fields(seat))
+        return build_view(view_fields(self._st, seat, self._legal_of(seat)))
 
-    def view_fields(self, seat: int | None) -> tuple[Any, ...]:
-        """``view(seat)``'s field values in :class:`View`'s order, without the
-        :class:`View` (for a server comparing each seat's views move by move).
+    def view_parts(self, seat: int | None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """``view(seat)``'s field values without the :class:`View`, in two parts: those
+        of ``views.PUBLIC_FIELDS``, one tuple shared by every seat's view of this state,
+        and those of ``views.OWN_FIELDS`` (for a server comparing, move by move, the
+        views it sent: the public part once for all seats).
 
-        >>> import dataclasses
         >>> game = Game.new(seed=2)
-        >>> game.view_fields(1) == dataclasses.astuple(game.view(1))
+        >>> public, own = game.view_parts(1)
+        >>> public is game.view_parts(3)[0] is game.view_parts(None)[0]
+        True
+        >>> from baohuang.views import OWN_FIELDS
+        >>> dict(zip(OWN_FIELDS, own))["hand"] == game.view(1).hand
         True
         """
+        return view_parts(self._st, seat, self._legal_of(seat))
+
+    def _legal_of(self, seat: int | None) -> tuple[Action, ...] | None:
+        """``seat``'s legal actions when it is to act (for its view), else None."""
         if seat is not None and not 0 <= seat < 5:
             raise ValueError(f"seat must be 0..4 or None, not {seat}")
-        st = self._st
-        if seat is not None and seat == st.to_act:
-            return view_fields(st, seat, self._legal())
-        return view_fields(st, seat)
+        return self._legal() if seat is not None and seat == self._st.to_act else None
 
     def events_for(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
         """Events from number ``since`` on, as ``seat`` may see them."""

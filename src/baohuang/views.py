@@ -4,6 +4,7 @@ leaves a game (bots, server, terminal and web client all read views)."""
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
@@ -14,7 +15,8 @@ from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
 from .state import GameState, Stage
 
-__all__ = ["FIELD_JSON", "EventLog", "View", "build_view", "make_view", "view_fields"]
+__all__ = ["FIELD_JSON", "OWN_FIELDS", "PUBLIC_FIELDS", "EventLog", "View", "build_view",
+           "make_view", "view_fields", "view_parts"]
 
 _T = TypeVar("_T")
 _new_object = object.__new__
@@ -153,6 +155,18 @@ FIELD_JSON: dict[str, Callable[[Any], Any]] = {
 }
 
 
+#: The fields every seat's view of one game state holds alike (the very same objects),
+#: and those that are the seat's own, each in :class:`View`'s order.
+PUBLIC_FIELDS: Final = ("stage", "dealer", "deal_no", "rules", "hand_counts", "candidate",
+                        "emperor", "called", "guard_open", "rebels", "kicks", "stake",
+                        "leader", "last_play", "out", "left", "played", "result", "hands")
+OWN_FIELDS: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "events",
+                     "legal_actions")
+#: the values of PUBLIC_FIELDS + OWN_FIELDS -> in View's field order
+_in_view_order = operator.itemgetter(*((PUBLIC_FIELDS + OWN_FIELDS).index(f.name)
+                                       for f in fields(View)))
+
+
 class _Public(NamedTuple):
     """What every seat's view of one game state shares (made once per event count;
     a part equal to the one before is that same object, so that views of
@@ -167,6 +181,7 @@ class _Public(NamedTuple):
     left: tuple[int, ...]
     last_play: tuple[int, tuple[Card, ...]] | None
     stake: int
+    view: tuple[Any, ...]                         # the values of PUBLIC_FIELDS
 
 
 def _same_or(new: _T, old: _T) -> _T:
@@ -177,7 +192,7 @@ def _public(st: GameState, seen: int) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
     before: _Public | None = st.view_public
     if before is None or before.seen > seen:
-        before = _Public(0, [], (), (), (), (), (), None, 1)
+        before = _Public(0, [], (), (), (), (), (), None, 1, ())
     played, played_cards = before.played, before.played_cards
     # Events only ever grow, so the played cards are extended, not rebuilt.
     grew = len(played)
@@ -193,12 +208,19 @@ def _public(st: GameState, seen: int) -> _Public:
     if len(st.rebels) >= 2:
         stake *= 2
     stake *= 2 ** st.kicks
-    public = _Public(
-        seen, played, played_cards,
-        _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts),
-        _same_or(tuple(st.rebels), before.rebels), _same_or(tuple(st.out), before.out),
-        _same_or(tuple(st.left), before.left),
-        None if last is None else _same_or((last[0], last[2]), before.last_play), stake)
+    hand_counts = _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts)
+    rebels = _same_or(tuple(st.rebels), before.rebels)
+    out, left = _same_or(tuple(st.out), before.out), _same_or(tuple(st.left), before.left)
+    last_play = None if last is None else _same_or((last[0], last[2]), before.last_play)
+    stage = st.stage
+    view = (stage, st.dealer, st.deal_no, st.rules_dict, hand_counts,
+            st.candidate if stage is _EMPEROR else None, st.emperor, st.called, st.guard_open,
+            rebels, st.kicks, stake, st.leader if stage is _PLAY else None, last_play, out,
+            left, played_cards, None if st.result is None else st.result.to_dict(),
+            {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]} if stage is _OVER
+            else {})
+    public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
+                     stake, view)
     st.view_public = public
     return public
 
@@ -249,10 +271,12 @@ def make_view(st: GameState, seat: int | None,
     return build_view(view_fields(st, seat, legal))
 
 
-def view_fields(st: GameState, seat: int | None,
-                legal: Sequence[Action] | None = None) -> tuple[Any, ...]:
-    """The values of :func:`make_view`'s view, in :class:`View`'s field order, without
-    making the :class:`View` (a server compares the views it sends field by field)."""
+def view_parts(st: GameState, seat: int | None,
+               legal: Sequence[Action] | None = None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The values of :func:`make_view`'s view, without making the :class:`View`, in
+    two parts: those of :data:`PUBLIC_FIELDS` — one tuple, the same object for every
+    seat's view of ``st`` — and those of :data:`OWN_FIELDS`, the seat's own (a server
+    compares the views it sends move by move: the public part once for all seats)."""
     stage = st.stage
     over = stage is _OVER
     e, g = st.emperor, st.guard
@@ -279,18 +303,17 @@ def view_fields(st: GameState, seat: int | None,
     public = st.view_public
     if public is None or public.seen != seen:
         public = _public(st, seen)
-    hands: dict[int, tuple[Card, ...]] = {}
-    if over:
-        hands = {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]}
-    return (
-        seat, stage, to_act, st.dealer, st.deal_no, st.rules_dict,
-        _sorted_hand(st, seat) if seat is not None else (),
-        public.hand_counts, st.candidate if stage is _EMPEROR else None,
-        e, guard_seen, role, solo, st.called, st.guard_open, public.rebels, st.kicks,
-        public.stake,
-        st.leader if stage is _PLAY else None, public.last_play, public.out, public.left,
-        public.played_cards, _seat_events(st, seat, seen), tuple(legal) if legal else (),
-        None if st.result is None else st.result.to_dict(), hands)
+    return public.view, (
+        seat, to_act, _sorted_hand(st, seat) if seat is not None else (), guard_seen, role,
+        solo, _seat_events(st, seat, seen), tuple(legal) if legal else ())
+
+
+def view_fields(st: GameState, seat: int | None,
+                legal: Sequence[Action] | None = None) -> tuple[Any, ...]:
+    """The values of :func:`make_view`'s view in :class:`View`'s field order."""
+    public, own = view_parts(st, seat, legal)
+    values: tuple[Any, ...] = _in_view_order(public + own)
+    return values
 
 
 #: (the slots of View in field order, and how a slot is set)
@@ -323,3 +346,4 @@ def _cards(tokens: list[str]) -> list[Card]:
 _BY_TEXT: dict[str, Card] = {str(c): c for c in set(make_deck("full"))}
 
 assert list(FIELD_JSON) == [f.name for f in fields(View)], "FIELD_JSON covers every field"
+assert sorted(PUBLIC_FIELDS + OWN_FIELDS) == sorted(FIELD_JSON), "every field public or own"

@@ -13,7 +13,7 @@ last (all of them when there is none), on the last message of a batch.
 >>> snap = snapshot(game, 2, base=0, index=0)
 >>> snap["version"] == game.version, len(snap["view"]["hand"]) > 0
 (True, True)
->>> shown = game.view_fields(None)
+>>> shown = game.view_parts(None)
 >>> game.apply(game.legal_actions()[0])
 >>> texts, shown = event_texts(game, None, base=0, index=0, since=snap["version"],
 ...                            last=shown)
@@ -29,52 +29,57 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable
 from itertools import compress
-from operator import is_not
+from operator import is_not, ne
 from typing import Any
 
 import msgspec
 
 from ..actions import Action
 from ..game import Game
-from ..views import FIELD_JSON
+from ..views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
 
-__all__ = ["Fields", "Shared", "event_texts", "game_over", "snapshot", "view_changes"]
+__all__ = ["Parts", "Shared", "event_texts", "game_over", "snapshot", "view_changes"]
 
 _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
-#: the fields event messages carry (the event list is not repeated: clients keep it)
-_SENT = tuple(name for name in FIELD_JSON if name != "events")
-_NAMES = tuple(FIELD_JSON)
-_EVENTS = _NAMES.index("events")
-#: a view's field values (``Game.view_fields``) -> those of the fields sent
-_values = operator.itemgetter(*(_NAMES.index(name) for name in _SENT))
-#: a view's field values, as ``Game.view_fields`` gives them (``View``'s field order)
-Fields = tuple[Any, ...]
-_KEYS = tuple(f'"{name}":' for name in _SENT)
-_CONVERT = tuple(FIELD_JSON[name] for name in _SENT)
-#: fields that are the same for every seat: their JSON is made once per move
-_PUBLIC = frozenset({"hand_counts", "last_play", "out", "left", "played", "rebels"})
-_SHARED = tuple(name in _PUBLIC for name in _SENT)
-_LEGAL = _SENT.index("legal_actions")
-_INDICES = range(len(_SENT))
+#: a view's field values, as ``Game.view_parts`` gives them: (public, own)
+Parts = tuple[tuple[Any, ...], tuple[Any, ...]]
+#: the own fields event messages carry (the event list is not repeated: clients keep it)
+_OWN_SENT = tuple(name for name in OWN_FIELDS if name != "events")
+_EVENTS = OWN_FIELDS.index("events")
+_own_values = operator.itemgetter(*(OWN_FIELDS.index(name) for name in _OWN_SENT))
+_LEGAL = _OWN_SENT.index("legal_actions")
+
+
+def _json_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """Each field's key text and its conversion to plain JSON values."""
+    return tuple(f'"{name}":' for name in names), tuple(FIELD_JSON[name] for name in names)
+
+
+_PUBLIC_KEYS, _PUBLIC_CONVERT = _json_of(PUBLIC_FIELDS)
+_OWN_KEYS, _OWN_CONVERT = _json_of(_OWN_SENT)
+_PUBLIC_INDICES = range(len(PUBLIC_FIELDS))
+_OWN_INDICES = range(len(_OWN_SENT))
 
 
 class Shared:
     """What the messages to the seats of one broadcast share (made for the first seat,
-    reused for the others): the JSON of public fields — every seat's view of one
-    state holds the same objects there — and the text of events that every seat
-    sees alike (its view's event list holds the same dict)."""
+    reused for the others): the changes of the public part of their views — every
+    seat's view of one state holds the same public tuple, and most seats were sent
+    the same one last time — and the text of events that every seat sees alike
+    (its view's event list holds the same dict)."""
 
-    __slots__ = ("events", "fields", "tail")
+    __slots__ = ("events", "public", "tail")
 
     def __init__(self) -> None:
         #: the part of every event message after its version (the same since, latest,
         #: game and deadline for every seat of one broadcast)
         self.tail: str | None = None
-        #: field index -> (value, its JSON text)
-        self.fields: dict[int, tuple[Any, str]] = {}
+        #: id of the public part a seat was sent last -> (it, the new one, the changes)
+        self.public: dict[int, tuple[Any, Any, str]] = {}
         #: id of an event dict -> (the dict, its message text up to the view)
         self.events: dict[int, tuple[dict[str, Any], str]] = {}
+
 
 #: action -> its JSON text (``str(action)`` encoded), kept for the actions seen
 #: lately: the same few hundred make up most legal-action lists
@@ -102,52 +107,64 @@ def _actions_json(actions: tuple[Action, ...]) -> str:
     return "[" + ",".join(parts) + "]"
 
 
-def view_changes(view: Fields, last: Fields | None, shared: Shared | None = None) -> str:
-    """The JSON object of the fields of the view ``view`` (its field values, as
-    ``Game.view_fields`` gives them) that differ from ``last``'s — all of them when
+def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
+    """``"key":value`` texts of the public values that differ from ``old``'s (all when
+    ``old`` is None)."""
+    changed: Iterable[int]
+    if old is None:
+        changed = _PUBLIC_INDICES
+    else:
+        # (most fields hold the very object they held last time: only the others are
+        # compared by value)
+        changed = [i for i in compress(_PUBLIC_INDICES, map(is_not, values, old))
+                   if values[i] != old[i]]
+    return [_PUBLIC_KEYS[i] + _encode(_PUBLIC_CONVERT[i](values[i])).decode() for i in changed]
+
+
+def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
+    """``"key":value`` texts of a seat's own values that differ from ``old``'s."""
+    values = _own_values(own)
+    changed = _OWN_INDICES if old is None else compress(_OWN_INDICES,
+                                                        map(ne, values, _own_values(old)))
+    return [_OWN_KEYS[i] + (_actions_json(values[i]) if i == _LEGAL
+                            else _encode(_OWN_CONVERT[i](values[i])).decode())
+            for i in changed]
+
+
+def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) -> str:
+    """The JSON object of the fields of the view ``view`` (its parts, as
+    ``Game.view_parts`` gives them) that differ from ``last``'s — all of them when
     ``last`` is None — as ``View.to_dict()`` has them, without ``events``.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=1)
-    >>> fields = game.view_fields(0)
-    >>> view_changes(fields, fields)
+    >>> parts = game.view_parts(0)
+    >>> view_changes(parts, parts)
     '{}'
-    >>> import json; json.loads(view_changes(fields, None)) == {
+    >>> import json; json.loads(view_changes(parts, None)) == {
     ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"}
     True
     """
-    values = _values(view)
-    changed: Iterable[int]
-    if last is None:
-        changed = _INDICES
+    public, own = view
+    old_public = None if last is None else last[0]
+    texts: list[str]
+    if old_public is public:
+        texts = []
     else:
-        # (most fields hold the very object they held last time: only the others are
-        # compared by value)
-        old = _values(last)
-        changed = [i for i in compress(_INDICES, map(is_not, values, old))
-                   if values[i] != old[i]]
-    parts: list[str] = []
-    known_fields = None if shared is None else shared.fields
-    for i in changed:
-        value = values[i]
-        if known_fields is not None and _SHARED[i]:
-            known = known_fields.get(i)
-            if known is not None and known[0] is value:
-                text = known[1]
-            else:
-                text = _encode(_CONVERT[i](value)).decode()
-                known_fields[i] = (value, text)
-        elif i == _LEGAL:
-            text = _actions_json(value)
+        made = None if shared is None else shared.public.get(id(old_public))
+        if made is not None and made[0] is old_public and made[1] is public:
+            texts = [made[2]] if made[2] else []
         else:
-            text = _encode(_CONVERT[i](value)).decode()
-        parts.append(_KEYS[i] + text)
-    return "{" + ",".join(parts) + "}"
+            texts = _changes(public, old_public)
+            if shared is not None:
+                shared.public[id(old_public)] = (old_public, public, ",".join(texts))
+    texts += _own_changes(own, None if last is None else last[1])
+    return "{" + ",".join(texts) + "}"
 
 
 def event_texts(game: Game, seat: int | None, *, base: int, index: int,
-                since: int, deadline: float | None = None, last: Fields | None = None,
-                shared: Shared | None = None) -> tuple[list[str], Fields | None]:
+                since: int, deadline: float | None = None, last: Parts | None = None,
+                shared: Shared | None = None) -> tuple[list[str], Parts | None]:
     """``event`` messages (JSON text) for the events after table version ``since``,
     each with the version all of them bring the table to (``latest``: act only at
     ``version == latest``) and the time the decision now awaited times out
@@ -157,8 +174,8 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
     receiver to (``last`` when there is nothing to send)."""
     if game.version <= since - base:
         return [], last
-    view = game.view_fields(seat)
-    events = view[_EVENTS][since - base:]    # (as game.events_for(seat) has them)
+    view = game.view_parts(seat)
+    events = view[1][_EVENTS][since - base:]    # (as game.events_for(seat) has them)
     tail = None if shared is None else shared.tail
     if tail is None:
         tail = (f',"latest":{since + len(events)},"game":{index},'

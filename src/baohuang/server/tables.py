@@ -123,7 +123,7 @@ class Table:
         self._public: list[dict[str, Any] | None] = [None] * 5
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
-        self._shown: list[render.Fields | None] = [None] * 6
+        self._shown: list[render.Parts | None] = [None] * 6
         self._hidden_pending = False      # a seat's 托管 change is hidden until the Guard decided
         self._recovering = False
 
