@@ -40,6 +40,7 @@ Groups = list[tuple[tuple[Card, ...], tuple[Card, ...]]]
 #: (``None`` where not yet looked at since the hand last changed there)
 RankCards = list[tuple[Card, ...] | None]
 _NO_CARDS: tuple[Card, ...] = ()
+_NONE: frozenset[Card] = frozenset()
 
 
 def _rank_cards(st: GameState, seat: int) -> RankCards:
@@ -180,18 +181,18 @@ def _legal_from_shapes(st: GameState, shapes_out: list[Shape] | None) -> list[Ac
 
 def legal_actions(st: GameState) -> list[Action]:
     """Legal actions of the seat to act: the same list as :func:`legal`,
-    built straight from the hand's ranks where no card would reveal the
-    Guard (the common case), without making the shapes first."""
+    built straight from the hand's ranks (leads: from the actions of each rank
+    kept since the seat's last lead), without making the shapes first."""
     seat = st.to_act
     assert seat is not None
     last = st.last
     rules = st.rules
-    if ((seat == st.guard and not st.guard_public and st.special_cards(seat))
-            or (last is not None and rules.kaopai and (last[1][2] or last[1][3]))):
-        return _legal_from_shapes(st, None)
+    special = st.special_cards(seat) if seat == st.guard and not st.guard_public else _NONE
     counts = st.counts[seat]
     if last is None:
-        return _lead_actions(st, seat, counts, rules)
+        return _lead_actions(st, seat, counts, rules, special)
+    if special or (rules.kaopai and (last[1][2] or last[1][3])):
+        return _legal_from_shapes(st, None)
     actions = _follow_actions(st, seat, counts, last[1], rules)
     actions.append(_PASS)
     if rules.lead_after_out is _APPLY and _may_ask_lead(st):
@@ -199,9 +200,21 @@ def legal_actions(st: GameState) -> list[Action]:
     return actions
 
 
-def _lead_actions(st: GameState, seat: int, counts: list[int],
-                  rules: RuleSet) -> list[Action]:
-    """:func:`lead_shapes` made into actions, in the same order.
+def _ways(st: GameState, seat: int, groups: RankCards, rank: int, held: tuple[Card, ...],
+          special: frozenset[Card]) -> list[list[tuple[Card, ...]]]:
+    """Per number n of cards of ``rank`` (0 up to all held): the ways to take n of
+    ``held`` — one (the lowest n), or, when some of them are ``special`` (their play
+    would reveal the Guard), one per number of special cards taken (as
+    :func:`materialize` lists them)."""
+    if not special or not any(c in special for c in held):
+        return [[held[:n]] for n in range(len(held) + 1)]
+    return [_choices(_grouped(st, seat, special)[rank], n) for n in range(len(held) + 1)]
+
+
+def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
+                  special: frozenset[Card]) -> list[Action]:
+    """:func:`lead_shapes` made into actions, in the same order (as :func:`materialize`
+    makes them: with ``special`` cards, one action per way to include them).
 
     The actions of one rank are kept (in ``st.lead_blocks``) with the very
     card tuples they were made from, and used again at the seat's next
@@ -214,8 +227,15 @@ def _lead_actions(st: GameState, seat: int, counts: list[int],
     play = _PLAY_KIND
     sj, bj = counts[16], counts[17]
     big, small = _jokers(st, seat, groups)
-    # the jokers added to a play, in the order of lead_shapes (x, then y)
-    jokers = [big[:y] + small[:x] for x in range(sj + 1) for y in range(bj + 1)]
+    # the jokers added to a play, in the order of lead_shapes (x small, y big): each
+    # a list of the ways to take them
+    if special:
+        bigs, smalls = _ways(st, seat, groups, 17, big, special), \
+            _ways(st, seat, groups, 16, small, special)
+        jokers = [[b + s for b in bigs[y] for s in smalls[x]]
+                  for x in range(sj + 1) for y in range(bj + 1)]
+    else:
+        jokers = [[big[:y] + small[:x]] for x in range(sj + 1) for y in range(bj + 1)]
     out: list[Action] = []
     hold = rules.hold_sixes
     plain_twos = not rules.jokers_with_twos
@@ -228,25 +248,34 @@ def _lead_actions(st: GameState, seat: int, counts: list[int],
             held = _fill(st, seat, groups, r)
         if hold and r == SIX:
             if c + sj + bj == sum(counts):       # sixes only with the whole hand
-                out.append(_new(Action, (play, jokers[-1] + held, None)))
+                out += [_new(Action, (play, j + low, None)) for j in jokers[-1]
+                        for low in _ways(st, seat, groups, r, held, special)[c]]
             continue
         block = blocks[r]
-        if block is not None and block[0] is held and block[1] is big and block[2] is small:
-            out += block[3]
+        if block is not None and block[0] is held and block[1] is big and block[2] is small \
+                and block[3] == special:
+            out += block[4]
             continue
-        if len(jokers) == 1 or (r == TWO and plain_twos):
-            actions = [_new(Action, (play, held[:n], None)) for n in range(1, c + 1)]
+        if special:
+            lows = _ways(st, seat, groups, r, held, special)
         else:
-            lows = [held[:n] for n in range(1, c + 1)]
-            actions = [_new(Action, (play, j + low, None)) for low in lows for j in jokers]
-        blocks[r] = (held, big, small, actions)
+            lows = [[held[:n]] for n in range(c + 1)]
+        if len(jokers) == 1 or (r == TWO and plain_twos):
+            actions = [_new(Action, (play, low, None))
+                       for n in range(1, c + 1) for low in lows[n]]
+        else:
+            actions = [_new(Action, (play, j + low, None)) for n in range(1, c + 1)
+                       for way in jokers for j in way for low in lows[n]]
+        blocks[r] = (held, big, small, special, actions)
         out += actions
     if len(jokers) > 1:
         block = blocks[0]
-        if block is None or block[1] is not big or block[2] is not small:
-            block = blocks[0] = (_NO_CARDS, big, small,
-                                 [_new(Action, (play, j, None)) for j in jokers[1:]])
-        out += block[3]
+        if block is None or block[1] is not big or block[2] is not small \
+                or block[3] != special:
+            block = blocks[0] = (_NO_CARDS, big, small, special,
+                                 [_new(Action, (play, j, None))
+                                  for way in jokers[1:] for j in way])
+        out += block[4]
     return out
 
 

@@ -19,7 +19,8 @@ __all__ = ["GameState", "IllegalAction", "Result", "Stage"]
 SEATS = range(5)
 
 #: The lead actions of one rank: (its cards, big jokers, small jokers, actions)
-LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], list[Action]]
+LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], frozenset[Card],
+                  list[Action]]
 
 
 class IllegalAction(ValueError):
