@@ -4,6 +4,7 @@ mid-game, against a real server (RULES.md §7)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -80,6 +81,50 @@ def test_timeout_puts_the_seat_on_hosted(server: ServerProcess) -> None:
     tables = [m["table"]["seats"][seat] for m in seen if m["type"] == "table"]
     assert any(s["hosted"] and s["hosted_count"] == 1 for s in tables)
     assert results[0].games[0]["scored"] is True
+
+
+def test_a_decision_times_out_after_its_own_timeout_not_an_earlier_ones(
+        server: ServerProcess) -> None:
+    """The table keeps one timer across quick moves: a seat's time still runs from
+    the moment it is asked, however long the decisions before took."""
+    from baohuang.bots import hosted_action
+
+    async def slow(view: bh.View, legal: Sequence[bh.Action]) -> bh.Action:
+        await asyncio.sleep(0.3)
+        return hosted_action(view, legal)
+
+    async def main() -> tuple[float, int]:
+        # (seed 3: four others decide, 0.3 s each, before the first seat is asked)
+        others, me, table = await _seat_up(server.url, {"seed": 3, "timeout": 1.0})
+        idle = await Raw.connect(server.url, me.token)
+        await idle.send({"type": "join", "table": table["id"]})
+        seat = (await idle.recv_type("table"))["you"]["seat"]
+        plays = [asyncio.create_task(c.play(table["id"], slow)) for c in others]
+        asked_at, before = None, 0
+        while True:
+            msg = await idle.recv()
+            if msg["type"] == "table":
+                hosted = [i for i, s in enumerate(msg["table"]["seats"])
+                          if s and s["hosted"] and i != seat]
+                assert hosted == [], "nobody else timed out"
+            if msg["type"] != "event":
+                continue
+            if msg["event"].get("seat") == seat:          # our move, made by the timer
+                assert asked_at is not None
+                elapsed = asyncio.get_running_loop().time() - asked_at
+                break
+            before += 1
+            if asked_at is None and msg["version"] == msg["latest"] \
+                    and idle.view.get("to_act") == seat:
+                asked_at = asyncio.get_running_loop().time()
+        for play in plays:
+            play.cancel()
+        return elapsed, before
+
+    elapsed, before = asyncio.run(main())
+    assert before >= 3, "others decided (slowly) before we were asked"
+    assert 0.95 <= elapsed <= 1.8
+    # (the first timer was set at the first decision, more than a second before ours)
 
 
 def test_hosted_toggle_locks_after_the_fourth_time(server: ServerProcess) -> None:

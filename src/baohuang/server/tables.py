@@ -116,6 +116,9 @@ class Table:
         self._queue: asyncio.Queue[Input] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        #: what the timer posts and when (loop time); None: nothing is timed
+        self._timed: tuple[float, TimerFired] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._turn: Token | None = None
         self.turn_started = 0.0
         self._bot_turn: Token | None = None
@@ -150,7 +153,8 @@ class Table:
 
     def start(self, *, recovering: bool = False) -> None:
         self._recovering = recovering
-        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+        self._loop = asyncio.get_running_loop()
+        self._task = self._loop.create_task(self._run(), name=f"table-{self.id}")
 
     async def stop(self) -> None:
         self.post(Stop())
@@ -174,6 +178,9 @@ class Table:
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
         self.cancel_timer()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         for task in list(self._bot_tasks):
             task.cancel()
 
@@ -301,9 +308,33 @@ class Table:
 
     # -- timers, 托管 and bots --------------------------------------------------------------
     def cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """Time nothing (a timer handle that is kept finds nothing to post)."""
+        self._timed = None
+
+    def _set_timer(self, loop: asyncio.AbstractEventLoop, wait: float, token: Token) -> None:
+        """Post ``TimerFired(token)`` after ``wait`` seconds, instead of what was timed.
+
+        One timer handle is kept and moved only when it would ring too late: a move
+        made milliseconds after the one before neither cancels nor makes a handle
+        (a handle that rings early is set again for the time now wanted)."""
+        due = loop.time() + wait
+        self._timed = (due, TimerFired(token))
+        handle = self._timer
+        if handle is None or handle.when() > due:
+            if handle is not None:
+                handle.cancel()
+            self._timer = loop.call_at(due, self._ring, loop)
+
+    def _ring(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._timer = None
+        timed = self._timed
+        if timed is None:
+            return
+        if loop.time() < timed[0] - 0.001:
+            self._timer = loop.call_at(timed[0], self._ring, loop)
+            return
+        self._timed = None
+        self.post(timed[1])
 
     def deadline(self) -> float | None:
         """When the decision awaited now times out (``None``: nobody is waited for)."""
@@ -329,7 +360,7 @@ class Table:
         seat_index = game.to_act
         seat = self.seats[seat_index]
         assert seat is not None
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         if seat.is_bot:
             if self._bot_turn != token and seat.player is not None:
                 self._bot_turn = token
@@ -341,12 +372,12 @@ class Table:
             return
         grace = self.config.away_grace
         if seat.auto(grace):
-            self._timer = loop.call_later(self.config.hosted_delay, self.post, TimerFired(token))
+            self._set_timer(loop, self.config.hosted_delay, token)
             return
         wait = max(0.0, self.settings.timeout - (time.monotonic() - self.turn_started))
         if seat.away_since is not None:
             wait = min(wait, max(0.0, grace - seat.away_for()))
-        self._timer = loop.call_later(wait, self.post, TimerFired(token))
+        self._set_timer(loop, wait, token)
 
     async def timer_fired(self, token: Token) -> None:
         game = self.game
