@@ -28,6 +28,7 @@ from ..views import View
 from . import render, seating
 from .config import ServerConfig
 from .connection import Connection
+from .inbox import Inbox
 from .protocol import (
     ClientMessage,
     encode,
@@ -113,7 +114,7 @@ class Table:
         self.recorded = False             # the current game's result is stored
         self.finished_at: float | None = None
         self.watchers: set[Connection] = set()
-        self._queue: asyncio.Queue[Input] = asyncio.Queue()
+        self._inbox: Inbox[Input] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         #: what the timer posts and when (loop time); None: nothing is timed
@@ -149,7 +150,7 @@ class Table:
         return self.base + (game.version if game is not None else 0)
 
     def post(self, item: Input) -> None:
-        self._queue.put_nowait(item)
+        self._inbox.put(item)
 
     def start(self, *, recovering: bool = False) -> None:
         self._recovering = recovering
@@ -168,7 +169,7 @@ class Table:
         if self.status == "open" and self.five_seated() and self.settings.autostart:
             await self.start_match()
         while True:
-            item = await self._queue.get()
+            item = await self._inbox.get()
             if isinstance(item, Stop):
                 break
             try:
