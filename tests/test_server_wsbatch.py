@@ -1,6 +1,7 @@
-"""The batched send of :mod:`baohuang.server.wsbatch`: several texts written at once
+"""The extension of :mod:`baohuang.server.wsbatch`: several texts written at once
 (by the batched ``send`` or the synchronous ``write``) arrive as separate WebSocket
-messages, in order, and plain ASGI sends still work."""
+messages, in order, and plain ASGI sends still work; a text handler takes each text
+message as it arrives while the disconnect still comes through ASGI."""
 
 from __future__ import annotations
 
@@ -45,10 +46,9 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "websocket.send", "text": "plain"})
 
 
-def test_batched_texts_arrive_as_separate_messages() -> None:
-    assert ws_protocol() != "auto"
+def _serve(application: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
     port = free_port()
-    server = uvicorn.Server(uvicorn_config(app, ServerConfig(db_url="sqlite://"),
+    server = uvicorn.Server(uvicorn_config(application, ServerConfig(db_url="sqlite://"),
                                            "127.0.0.1", port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -56,6 +56,12 @@ def test_batched_texts_arrive_as_separate_messages() -> None:
     while not server.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.01)
+    return server, thread, port
+
+
+def test_batched_texts_arrive_as_separate_messages() -> None:
+    assert ws_protocol() != "auto"
+    server, thread, port = _serve(app)
 
     async def talk() -> list[str]:
         async with websockets.connect(f"ws://127.0.0.1:{port}/") as ws:
@@ -76,3 +82,53 @@ def test_batched_texts_arrive_as_separate_messages() -> None:
                    "now 0", "now 1", "plain"]
     assert seen_extensions == [True]
     assert written == [True]              # (an open socket that is not paused takes them)
+
+
+handled: list[str] = []
+after_handler: list[str] = []
+
+
+async def handler_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Takes text messages through the extension's handler: each answered at once."""
+    if scope["type"] == "lifespan":
+        await lifespan(receive, send)
+        return
+    await receive()
+    await send({"type": "websocket.accept"})
+    extension = scope["extensions"][SEND_MANY]
+
+    def take(text: str) -> None:
+        handled.append(text)
+        extension["write"]([f"got {text}"])
+
+    extension["receive"](take)
+    while True:
+        message = await receive()
+        after_handler.append(message["type"])
+        if message["type"] != "websocket.receive":
+            return
+
+
+def test_a_text_handler_takes_each_message_as_it_arrives() -> None:
+    server, thread, port = _serve(handler_app)
+
+    async def talk() -> list[str]:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/") as ws:
+            for text in ("one", "two", "three" * 1000):
+                await ws.send(text)
+            await ws.send(["frag", "mented"])         # (one message in two frames)
+            await ws.send(b"binary")
+            return [str(await ws.recv()) for _ in range(4)]
+
+    try:
+        got = asyncio.run(talk())
+        deadline = time.monotonic() + 10
+        while "websocket.disconnect" not in after_handler and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert got == ["got one", "got two", "got " + "three" * 1000, "got fragmented"]
+    assert handled == ["one", "two", "three" * 1000, "fragmented"]
+    # binary messages and the disconnect still come through ASGI
+    assert after_handler == ["websocket.receive", "websocket.disconnect"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from starlette.types import Receive, Scope, Send
@@ -17,7 +18,7 @@ from .connection import Connection, WriteNow
 from .protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .state import server_state, session_user
 from .tables import ClientInput, Disconnect
-from .wsbatch import SEND_MANY
+from .wsbatch import SEND_MANY, TextHandler
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
 
@@ -73,18 +74,21 @@ class WebSocketEndpoint:
     """The ``/ws`` ASGI app.  Starlette's :class:`WebSocket` does the handshake, the
     session lookup and closing; messages are read from and written to the ASGI
     ``receive`` and ``send`` themselves (one call each per message, without the
-    ``WebSocket`` state checks on top)."""
+    ``WebSocket`` state checks on top), or — on our uvicorn protocol
+    (:mod:`.wsbatch`) — written at once and taken as they arrive."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        extension = (scope.get("extensions") or {}).get(SEND_MANY)
+        extension = (scope.get("extensions") or {}).get(SEND_MANY) or {}
         await websocket_endpoint(WebSocket(scope, receive, send), receive, send,
-                                 send_many=extension is not None,
-                                 write_now=None if extension is None else extension.get("write"))
+                                 send_many=bool(extension), write_now=extension.get("write"),
+                                 set_text_handler=extension.get("receive"))
 
 
 async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = None,
                              send: Send | None = None, *, send_many: bool = False,
-                             write_now: WriteNow | None = None) -> None:
+                             write_now: WriteNow | None = None,
+                             set_text_handler: Callable[[TextHandler], None] | None = None
+                             ) -> None:
     state = server_state(websocket)
     config = state.config
     if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
@@ -102,6 +106,45 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                                "rate_per_second": config.rate_per_second,
                                "burst": config.burst}})
     bucket = TokenBucket(config.rate_per_second, config.burst)
+
+    def take(data: str | bytes) -> None:
+        """One message from the client: checked, decoded and handed on."""
+        if conn.closed:
+            return
+        size = len(data)
+        if isinstance(data, str) and size * 4 > config.max_message_bytes:
+            size = len(data.encode())                 # (UTF-8: at most 4 bytes a character)
+        if size > config.max_message_bytes:
+            conn.error("too_large", f"a message has at most {config.max_message_bytes} "
+                       f"bytes, this one has {size}")
+            return
+        if not bucket.take():
+            conn.error("rate_limited", f"more than {config.rate_per_second:g} messages "
+                       "per second", message_type(data))
+            return
+        try:
+            msg = decode_client(data)
+        except ProtocolError as exc:
+            conn.error(exc.code, exc.message, message_type(data))
+            return
+        if isinstance(msg, Ping):
+            conn.send_json({"type": "pong"})
+        elif isinstance(msg, Join):
+            table = state.lobby.get(msg.table)
+            if table is None:
+                conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+                return
+            if conn.route is not None and conn.route is not table:
+                conn.route.post(Disconnect(conn))
+            conn.route = table
+            table.post(ClientInput(conn, msg))
+        elif conn.route is None:
+            conn.error("not_joined", "send join first", message_type(data))
+        else:
+            conn.route.post(ClientInput(conn, msg))
+
+    if set_text_handler is not None:
+        set_text_handler(take)            # text messages: taken as they arrive
     read = receive if receive is not None else websocket.receive
     try:
         while not conn.closed:
@@ -109,39 +152,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             if message["type"] != "websocket.receive":
                 break                                 # websocket.disconnect
             data: str | bytes | None = message.get("text")
-            if data is None:
-                data = message.get("bytes") or b""
-            size = len(data)
-            if isinstance(data, str) and size * 4 > config.max_message_bytes:
-                size = len(data.encode())             # (UTF-8: at most 4 bytes a character)
-            if size > config.max_message_bytes:
-                conn.error("too_large", f"a message has at most {config.max_message_bytes} "
-                           f"bytes, this one has {size}")
-                continue
-            if not bucket.take():
-                conn.error("rate_limited", f"more than {config.rate_per_second:g} messages "
-                           "per second", message_type(data))
-                continue
-            try:
-                msg = decode_client(data)
-            except ProtocolError as exc:
-                conn.error(exc.code, exc.message, message_type(data))
-                continue
-            if isinstance(msg, Ping):
-                conn.send_json({"type": "pong"})
-            elif isinstance(msg, Join):
-                table = state.lobby.get(msg.table)
-                if table is None:
-                    conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
-                    continue
-                if conn.route is not None and conn.route is not table:
-                    conn.route.post(Disconnect(conn))
-                conn.route = table
-                table.post(ClientInput(conn, msg))
-            elif conn.route is None:
-                conn.error("not_joined", "send join first", message_type(data))
-            else:
-                conn.route.post(ClientInput(conn, msg))
+            take(data if data is not None else message.get("bytes") or b"")
     except Exception:
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:

@@ -21,20 +21,34 @@ now — the connection is open and the transport is not paused for flow control 
 and returns True; otherwise it writes nothing and returns False, and the
 application sends them through ``send`` (which waits).  A table that just made a
 move hands each connection its messages this way without waking a writer task.
+
+And ``"receive"``: ``receive(handler)`` sets a plain function ``handler(text)`` that
+takes each text message from then on, called as the message arrives, instead of
+an ASGI ``websocket.receive`` event.  Through ASGI every message is queued, the
+socket's reading is paused until the application has taken it and resumed
+after, and the application's task (nested in its middleware) is woken for it;
+an application that handles a message at once, without waiting, saves all of
+that.  Everything else (binary messages, the disconnect) still comes through
+``receive`` as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["SEND_MANY", "ws_protocol"]
+__all__ = ["SEND_MANY", "TextHandler", "ws_protocol"]
+
+log = logging.getLogger("baohuang.server")
+#: what takes each text message when the application set one (``receive``)
+TextHandler = Callable[[str], None]
 
 #: the extension's name in ``scope["extensions"]`` and its message type
 SEND_MANY = "baohuang.send_many"
-#: the attributes of uvicorn's protocol that the batched send uses
+#: the attributes of uvicorn's protocol that the extension uses
 _USED = ("writable", "disconnected", "handshake_complete", "close_sent", "initial_response",
-         "conn", "transport", "scope")
+         "conn", "transport", "scope", "frames", "curr_msg_data_type")
 
 
 def ws_protocol() -> type[Any] | str:
@@ -52,13 +66,39 @@ def ws_protocol() -> type[Any] | str:
     class BatchingWebSocketsProtocol(WebSocketsSansIOProtocol):
         """uvicorn's websockets-sansio protocol plus ``baohuang.send_many``."""
 
+        text_handler: TextHandler | None = None
+
         def handle_connect(self, event: Any) -> None:
             super().handle_connect(event)
             # advertised only on an upgrade (then the scope exists) and only while
             # uvicorn's protocol still has what send() below uses
             if self.response.status_code == 101 and all(
                     hasattr(self, name) for name in _USED):
-                self.scope["extensions"][SEND_MANY] = {"write": self.write_now}
+                self.scope["extensions"][SEND_MANY] = {"write": self.write_now,
+                                                       "receive": self.set_text_handler}
+
+        def set_text_handler(self, handler: TextHandler) -> None:
+            """Hand each text message to ``handler`` as it arrives (see the module)."""
+            self.text_handler = handler
+
+        def send_receive_event_to_app(self) -> None:
+            # (called with a whole message in self.frames, of one frame or several)
+            handler = self.text_handler
+            if handler is None or self.curr_msg_data_type != "text" or self.close_sent:
+                super().send_receive_event_to_app()
+                return
+            frames = self.frames
+            data = frames[0] if len(frames) == 1 else b"".join(frames)
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                super().send_receive_event_to_app()   # (uvicorn closes with 1007)
+                return
+            self.frames = []
+            try:
+                handler(text)
+            except Exception:                     # (never into the protocol's callback)
+                log.exception("the text handler of %s failed", self.scope.get("client"))
 
         def _open(self) -> bool:
             return self.handshake_complete and not self.close_sent \
