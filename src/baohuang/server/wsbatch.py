@@ -1,5 +1,6 @@
 """uvicorn's WebSocket protocol (``websockets-sansio``) with one ASGI extension:
-several text messages written to the socket at once.
+several text messages written to the socket at once, and text messages taken by
+the application as they arrive.
 
 A table's move often sends one connection two or three event messages in a row
 (a ``play`` and the ``lead`` it brings, say).  Through plain ASGI each of them is
@@ -64,7 +65,8 @@ def ws_protocol() -> type[Any] | str:
         return "auto"
 
     class BatchingWebSocketsProtocol(WebSocketsSansIOProtocol):
-        """uvicorn's websockets-sansio protocol plus ``baohuang.send_many``."""
+        """uvicorn's websockets-sansio protocol plus ``baohuang.send_many`` (batched
+        ``send``, ``write`` and ``receive``: see the module)."""
 
         text_handler: TextHandler | None = None
 
