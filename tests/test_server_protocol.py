@@ -133,6 +133,34 @@ def test_repeated_abuse_closes_the_socket(server: ServerProcess) -> None:
     assert asyncio.run(main()) == 1008
 
 
+def test_a_seated_player_closed_for_abuse_is_away_at_once(server: ServerProcess) -> None:
+    """The table hears of a player's socket closed for abuse right away: the seat shows
+    as not connected (and 托管 takes over after the away grace), the game goes on."""
+    async def main() -> tuple[int | None, dict[str, Any]]:
+        client, raw, table, _ = await _my_turn(server, "rowdy")
+        code = None
+        try:
+            for _ in range(40):
+                await raw.send("{")
+                await asyncio.sleep(0)
+            while True:
+                await raw.recv()
+        except ConnectionClosed as closed:
+            code = closed.rcvd.code if closed.rcvd else None
+        info: dict[str, Any] = {}
+        for _ in range(50):
+            info = await client.request("GET", f"/api/tables/{table['id']}")
+            if not info["seats"][0]["connected"]:
+                break
+            await asyncio.sleep(0.05)
+        return code, info
+
+    code, info = asyncio.run(main())
+    assert code == 1008
+    assert info["seats"][0]["connected"] is False
+    assert info["status"] == "playing"
+
+
 def test_rate_limit(server: ServerProcess) -> None:
     async def main() -> list[str]:
         raw = await Raw.connect(server.url)

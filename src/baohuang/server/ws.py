@@ -111,6 +111,13 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         """One message from the client: checked, decoded and handed on."""
         if conn.closed:
             return
+        handle(data)
+        if conn.closed and conn.route is not None:
+            # (closed for abuse: the table hears of it now, not when the socket is gone)
+            conn.route.post(Disconnect(conn))
+            conn.route = None
+
+    def handle(data: str | bytes) -> None:
         size = len(data)
         if isinstance(data, str) and size * 4 > config.max_message_bytes:
             size = len(data.encode())                 # (UTF-8: at most 4 bytes a character)
