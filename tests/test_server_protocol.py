@@ -117,18 +117,21 @@ def test_out_of_turn_and_seatless_acts_are_refused(server: ServerProcess) -> Non
     assert asyncio.run(main()) == ["not_your_turn", "login_required", "not_seated"]
 
 
+async def _abuse(raw: Raw) -> int | None:
+    """Send malformed messages until the server closes the socket; its close code."""
+    try:
+        for _ in range(40):
+            await raw.send("{")
+            await asyncio.sleep(0)
+        while True:
+            await raw.recv()
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd else None
+
+
 def test_repeated_abuse_closes_the_socket(server: ServerProcess) -> None:
     async def main() -> int | None:
-        raw = await Raw.connect(server.url)
-        try:
-            for _ in range(40):
-                await raw.send("{")
-                await asyncio.sleep(0)
-            while True:
-                await raw.recv()
-        except ConnectionClosed as closed:
-            return closed.rcvd.code if closed.rcvd else None
-        return None
+        return await _abuse(await Raw.connect(server.url))
 
     assert asyncio.run(main()) == 1008
 
@@ -138,15 +141,7 @@ def test_a_seated_player_closed_for_abuse_is_away_at_once(server: ServerProcess)
     as not connected (and 托管 takes over after the away grace), the game goes on."""
     async def main() -> tuple[int | None, dict[str, Any]]:
         client, raw, table, _ = await _my_turn(server, "rowdy")
-        code = None
-        try:
-            for _ in range(40):
-                await raw.send("{")
-                await asyncio.sleep(0)
-            while True:
-                await raw.recv()
-        except ConnectionClosed as closed:
-            code = closed.rcvd.code if closed.rcvd else None
+        code = await _abuse(raw)
         info: dict[str, Any] = {}
         for _ in range(50):
             info = await client.request("GET", f"/api/tables/{table['id']}")
