@@ -106,6 +106,12 @@ def _choices(group: tuple[tuple[Card, ...], tuple[Card, ...]],
     return [plain[:n - k] + special[:k] for k in range(lo, hi + 1)]
 
 
+def _ways(group: tuple[tuple[Card, ...], tuple[Card, ...]]) -> list[list[tuple[Card, ...]]]:
+    """Per number n of the group's cards (0 up to all): :func:`_choices` — one way to
+    take them, or one per number of special cards (their play would reveal the Guard)."""
+    return [_choices(group, n) for n in range(len(group[0]) + len(group[1]) + 1)]
+
+
 def materialize(st: GameState, seat: int, shapes: list[Shape],
                 shapes_out: list[Shape] | None = None) -> list[Action]:
     """Actions for shapes: one per way of including a card whose play would
@@ -128,11 +134,9 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
             shapes_out.extend(shapes)
         return actions
     split = _grouped(st, seat, special)
-    big, small = _jokers(st, seat, _rank_cards(st, seat))
     special_ranks = {c >> 4 for c in special}
     # the ways to add y big (x small) jokers: one each unless a joker is special
-    bigs = [_choices(split[_BIG_JOKER], y) for y in range(len(big) + 1)]
-    smalls = [_choices(split[_SMALL_JOKER], x) for x in range(len(small) + 1)]
+    bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
     out: list[Action] = []
     for shape in shapes:
         r, n, x, y = shape
@@ -200,17 +204,6 @@ def legal_actions(st: GameState) -> list[Action]:
     return actions
 
 
-def _ways(st: GameState, seat: int, groups: RankCards, rank: int, held: tuple[Card, ...],
-          special: frozenset[Card]) -> list[list[tuple[Card, ...]]]:
-    """Per number n of cards of ``rank`` (0 up to all held): the ways to take n of
-    ``held`` — one (the lowest n), or, when some of them are ``special`` (their play
-    would reveal the Guard), one per number of special cards taken (as
-    :func:`materialize` lists them)."""
-    if not special or not any(c in special for c in held):
-        return [[held[:n]] for n in range(len(held) + 1)]
-    return [_choices(_grouped(st, seat, special)[rank], n) for n in range(len(held) + 1)]
-
-
 def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
                   special: frozenset[Card]) -> list[Action]:
     """:func:`lead_shapes` made into actions, in the same order (as :func:`materialize`
@@ -225,13 +218,13 @@ def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
     if blocks is None:
         blocks = st.lead_blocks[seat] = [None] * 16
     play = _PLAY_KIND
-    sj, bj = counts[16], counts[17]
+    sj, bj = counts[_SMALL_JOKER], counts[_BIG_JOKER]
     big, small = _jokers(st, seat, groups)
     # the jokers added to a play, in the order of lead_shapes (x small, y big): each
     # a list of the ways to take them
-    if special:
-        bigs, smalls = _ways(st, seat, groups, 17, big, special), \
-            _ways(st, seat, groups, 16, small, special)
+    split = _grouped(st, seat, special) if special else None
+    if split is not None:
+        bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
         jokers = [[b + s for b in bigs[y] for s in smalls[x]]
                   for x in range(sj + 1) for y in range(bj + 1)]
     else:
@@ -248,18 +241,15 @@ def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
             held = _fill(st, seat, groups, r)
         if hold and r == SIX:
             if c + sj + bj == sum(counts):       # sixes only with the whole hand
-                out += [_new(Action, (play, j + low, None)) for j in jokers[-1]
-                        for low in _ways(st, seat, groups, r, held, special)[c]]
+                sixes = [held] if split is None else _choices(split[r], c)
+                out += [_new(Action, (play, j + low, None)) for j in jokers[-1] for low in sixes]
             continue
         block = blocks[r]
         if block is not None and block[0] is held and block[1] is big and block[2] is small \
                 and block[3] == special:
             out += block[4]
             continue
-        if special:
-            lows = _ways(st, seat, groups, r, held, special)
-        else:
-            lows = [[held[:n]] for n in range(c + 1)]
+        lows = _ways(split[r]) if split is not None else [[held[:n]] for n in range(c + 1)]
         if len(jokers) == 1 or (r == TWO and plain_twos):
             actions = [_new(Action, (play, low, None))
                        for n in range(1, c + 1) for low in lows[n]]

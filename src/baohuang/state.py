@@ -18,7 +18,8 @@ __all__ = ["GameState", "IllegalAction", "Result", "Stage"]
 
 SEATS = range(5)
 
-#: The lead actions of one rank: (its cards, big jokers, small jokers, actions)
+#: The lead actions of one rank: (its cards, big jokers, small jokers, the cards that
+#: would reveal the Guard, actions)
 LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], frozenset[Card],
                   list[Action]]
 
