@@ -117,8 +117,8 @@ class Table:
         self._inbox: Inbox[Input] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
-        #: what the timer posts and when (loop time); None: nothing is timed
-        self._timed: tuple[float, TimerFired] | None = None
+        #: when the timer is due (loop time) and the turn it times; None: nothing is timed
+        self._timed: tuple[float, Token] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._turn: Token | None = None
         self.turn_started = 0.0
@@ -178,10 +178,7 @@ class Table:
                 log.exception("table %s: error handling %r", self.id, item)
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
-        self.cancel_timer()
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self.cancel_timer(drop=True)
         for task in list(self._bot_tasks):
             task.cancel()
 
@@ -308,9 +305,13 @@ class Table:
         self.schedule()
 
     # -- timers, 托管 and bots --------------------------------------------------------------
-    def cancel_timer(self) -> None:
-        """Time nothing (a timer handle that is kept finds nothing to post)."""
+    def cancel_timer(self, *, drop: bool = False) -> None:
+        """Time nothing: a timer handle that is kept finds nothing to post (``drop``:
+        cancel the handle too, for a table that stops)."""
         self._timed = None
+        if drop and self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _set_timer(self, loop: asyncio.AbstractEventLoop, wait: float, token: Token) -> None:
         """Post ``TimerFired(token)`` after ``wait`` seconds, instead of what was timed.
@@ -319,7 +320,7 @@ class Table:
         made milliseconds after the one before neither cancels nor makes a handle
         (a handle that rings early is set again for the time now wanted)."""
         due = loop.time() + wait
-        self._timed = (due, TimerFired(token))
+        self._timed = (due, token)
         handle = self._timer
         if handle is None or handle.when() > due:
             if handle is not None:
@@ -335,7 +336,7 @@ class Table:
             self._timer = loop.call_at(timed[0], self._ring, loop)
             return
         self._timed = None
-        self.post(timed[1])
+        self.post(TimerFired(timed[1]))
 
     def deadline(self) -> float | None:
         """When the decision awaited now times out (``None``: nobody is waited for)."""
