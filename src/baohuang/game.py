@@ -26,7 +26,7 @@ from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, build_view, view_fields, view_parts
+from .views import View, make_view, view_parts
 
 __all__ = ["RECORD_VERSION", "Game"]
 
@@ -133,7 +133,7 @@ class Game:
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
-        return build_view(view_fields(self._st, seat, self._legal_of(seat)))
+        return make_view(self._st, seat, self._legal_of(seat))
 
     def view_parts(self, seat: int | None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """``view(seat)``'s field values without the :class:`View`, in two parts: those
