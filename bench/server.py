@@ -359,45 +359,46 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _count_ours(tmp: Path, tables: int, games: int) -> dict[str, int]:
-    port = free_port()
-    server = subprocess.Popen(_callgrind(
-        tmp / f"server-{games}", sys.executable, "-m", "baohuang.cli", "serve", "--port",
-        str(port), "--db", f"sqlite+aiosqlite:///{tmp / f'count-{games}.db'}", "--log-level",
-        "warning", "--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0"),
+def _count_pair(tmp: Path, name: str, serve: list[str], clients: list[str]
+                ) -> tuple[dict[str, Any], int, int]:
+    """A server (``serve``, given the port as ``{port}``) and its load generator, both
+    under callgrind: the load generator's JSON report and both instruction totals."""
+    port = str(free_port())
+    server = subprocess.Popen(
+        _callgrind(tmp / f"{name}-server", *(a.format(port=port) for a in serve)),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_for_port(port, timeout=300)
-        client = subprocess.run(_callgrind(
-            tmp / f"clients-{games}", sys.executable, "-m", "baohuang.cli", "loadtest",
-            "--server", f"http://127.0.0.1:{port}", "--tables", str(tables), "--games",
-            str(games), "--json"), capture_output=True, text=True, check=True)
-    finally:
-        _stop(server)
-    report = json.loads(client.stdout)
-    return {"moves": report["moves"], "messages": report["messages"],
-            "bytes_per_message": report["bytes_per_message"],
-            "server": _instructions(tmp / f"server-{games}"),
-            "clients": _instructions(tmp / f"clients-{games}")}
-
-
-def _count_baseline(tmp: Path, rooms: int, turns: int, size: int) -> dict[str, int]:
-    port = free_port()
-    server = subprocess.Popen(_callgrind(tmp / f"base-server-{turns}", sys.executable,
-                                         __file__, "--serve-baseline", str(port)),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for_port(port, timeout=300)
-        client = subprocess.run(_callgrind(
-            tmp / f"base-clients-{turns}", sys.executable, __file__, "--baseline-clients",
-            str(port), str(rooms), str(turns), str(size)),
+        _wait_for_port(int(port), timeout=300)
+        client = subprocess.run(
+            _callgrind(tmp / f"{name}-clients", *(a.format(port=port) for a in clients)),
             capture_output=True, text=True, check=True)
     finally:
         _stop(server)
-    report = json.loads(client.stdout)
-    return {"moves": rooms * turns, "messages": report["messages"],
-            "server": _instructions(tmp / f"base-server-{turns}"),
-            "clients": _instructions(tmp / f"base-clients-{turns}")}
+    return (json.loads(client.stdout), _instructions(tmp / f"{name}-server"),
+            _instructions(tmp / f"{name}-clients"))
+
+
+def _count_ours(tmp: Path, tables: int, games: int) -> dict[str, int]:
+    cli = [sys.executable, "-m", "baohuang.cli"]
+    report, server, clients = _count_pair(
+        tmp, f"ours-{games}",
+        [*cli, "serve", "--port", "{port}", "--db",
+         f"sqlite+aiosqlite:///{tmp / f'count-{games}.db'}", "--log-level", "warning",
+         "--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0"],
+        [*cli, "loadtest", "--server", "http://127.0.0.1:{port}", "--tables", str(tables),
+         "--games", str(games), "--json"])
+    return {"moves": report["moves"], "messages": report["messages"],
+            "bytes_per_message": report["bytes_per_message"], "server": server,
+            "clients": clients}
+
+
+def _count_baseline(tmp: Path, rooms: int, turns: int, size: int) -> dict[str, int]:
+    report, server, clients = _count_pair(
+        tmp, f"base-{turns}", [sys.executable, __file__, "--serve-baseline", "{port}"],
+        [sys.executable, __file__, "--baseline-clients", "{port}", str(rooms), str(turns),
+         str(size)])
+    return {"moves": rooms * turns, "messages": report["messages"], "server": server,
+            "clients": clients}
 
 
 def _per_move(short: dict[str, int], long: dict[str, int]) -> dict[str, float]:
