@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any
 
+import pytest
 import uvicorn
 import websockets
 
@@ -35,6 +36,10 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if message["type"] != "websocket.receive":
             return
         text = message["text"]
+        if text == "long":                    # frames with 2- and 8-byte lengths, twice
+            written.append(scope["extensions"][SEND_MANY]["write"](list(LONG) * 2))
+            await send({"type": SEND_MANY, "texts": list(LONG)})
+            continue
         if text.startswith("write "):         # the synchronous write of the extension
             n = int(text.split()[1])
             written.append(scope["extensions"][SEND_MANY]["write"](
@@ -46,9 +51,15 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "websocket.send", "text": "plain"})
 
 
-def _serve(application: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
+#: texts whose frames have a 7-bit, a 16-bit and a 64-bit length (one not ASCII)
+LONG = ("short", "保皇 " * 60, "x" * 70_000)
+
+
+def _serve(application: Any, *, compression: bool = False
+           ) -> tuple[uvicorn.Server, threading.Thread, int]:
     port = free_port()
-    server = uvicorn.Server(uvicorn_config(application, ServerConfig(db_url="sqlite://"),
+    config = ServerConfig(db_url="sqlite://", ws_compression=compression)
+    server = uvicorn.Server(uvicorn_config(application, config,
                                            "127.0.0.1", port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -59,12 +70,20 @@ def _serve(application: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
     return server, thread, port
 
 
-def test_batched_texts_arrive_as_separate_messages() -> None:
+@pytest.mark.parametrize("compression", [False, True])
+def test_batched_texts_arrive_as_separate_messages(compression: bool) -> None:
     assert ws_protocol() != "auto"
-    server, thread, port = _serve(app)
+    seen_extensions.clear()
+    written.clear()
+    server, thread, port = _serve(app, compression=compression)
 
     async def talk() -> list[str]:
-        async with websockets.connect(f"ws://127.0.0.1:{port}/") as ws:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/", max_size=None,
+                                      compression="deflate" if compression else None) as ws:
+            assert bool(ws.protocol.extensions) is compression
+            await ws.send("long")
+            long = [str(await ws.recv()) for _ in range(9)]
+            assert long == list(LONG) * 3
             await ws.send("3")
             got = [str(await ws.recv()) for _ in range(4)]
             await ws.send("1")
@@ -81,7 +100,7 @@ def test_batched_texts_arrive_as_separate_messages() -> None:
     assert got == ["batch 0", "batch 1", "batch 2", "plain", "batch 0", "plain",
                    "now 0", "now 1", "plain"]
     assert seen_extensions == [True]
-    assert written == [True]              # (an open socket that is not paused takes them)
+    assert written == [True, True]        # (an open socket that is not paused takes them)
 
 
 handled: list[str] = []

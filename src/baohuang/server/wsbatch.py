@@ -31,6 +31,13 @@ after, and the application's task (nested in its middleware) is woken for it;
 an application that handles a message at once, without waiting, saves all of
 that.  Everything else (binary messages, the disconnect) still comes through
 ``receive`` as before.
+
+The frames of a batch are made by websockets (``Frame.serialize``), once per text:
+the seats of one move are often sent the very same message, and without a
+compression extension a text's frame is the same bytes on every connection, so a
+frame made for one connection is written to the next ones as it is (the few last
+texts' frames are kept).  With compression every frame goes through the
+connection's own protocol object, as uvicorn sends it.
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ from typing import Any
 __all__ = ["SEND_MANY", "TextHandler", "ws_protocol"]
 
 log = logging.getLogger("baohuang.server")
+#: text -> its frame (unmasked, uncompressed), for the texts sent last
+_frames_made: dict[str, bytes] = {}
+_FRAMES_KEPT = 64
 #: what takes each text message when the application set one (``receive``)
 TextHandler = Callable[[str], None]
 
@@ -61,8 +71,20 @@ def ws_protocol() -> type[Any] | str:
             WebSocketsSansIOProtocol,
         )
         from websockets.exceptions import InvalidState
+        from websockets.frames import Frame, Opcode
+        from websockets.protocol import State
     except ImportError:                   # pragma: no cover - older uvicorn or websockets
         return "auto"
+
+    def frame(text: str) -> bytes:
+        """The server's frame of one text message, without extensions."""
+        made = _frames_made.get(text)
+        if made is None:
+            if len(_frames_made) >= _FRAMES_KEPT:
+                _frames_made.clear()
+            made = _frames_made[text] = Frame(Opcode.TEXT, text.encode()).serialize(
+                mask=False)
+        return made
 
     class BatchingWebSocketsProtocol(WebSocketsSansIOProtocol):
         """uvicorn's websockets-sansio protocol plus ``baohuang.send_many`` (batched
@@ -110,6 +132,12 @@ def ws_protocol() -> type[Any] | str:
             """One text frame each, in one write; False when the connection is no
             longer open (nothing written)."""
             conn = self.conn
+            if not conn.extensions and not conn.expect_continuation_frame:
+                # (what conn.send_text checks, and makes the same bytes, frame by frame)
+                if conn.state is not State.OPEN:
+                    return False
+                self.transport.write(b"".join(map(frame, texts)))
+                return True
             try:
                 for text in texts:
                     conn.send_text(text.encode())
