@@ -35,7 +35,8 @@ def engine_match(preset: str, seed: int, games: int) -> bh.Match:
 
 
 def sent_in_order(results: list[PlayResult]) -> list[dict[str, Any]]:
-    return [action for _, action in sorted(a for r in results for a in r.sent)]
+    return [action.to_dict() for _, action in sorted((a for r in results for a in r.sent),
+                                                       key=lambda sent: sent[0])]
 
 
 def test_five_clients_play_a_full_game(server: ServerProcess) -> None:

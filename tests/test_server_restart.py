@@ -38,7 +38,7 @@ def test_sigkill_mid_game_then_restart_loses_and_repeats_nothing(kind: str,
         applied.append((game.version, json.dumps(raw, sort_keys=True)))
         game.apply(bh.Action.from_dict(raw))
     assert game.result is not None and game.result.to_dict() == outcome
-    sent = {(version, json.dumps(action, sort_keys=True))
+    sent = {(version, json.dumps(action.to_dict(), sort_keys=True))
             for r in results for version, action in r.sent}
     # every recorded action was sent by a client at that point of the game, and every
     # distinct action a client sent is in the record exactly once

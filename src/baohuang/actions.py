@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from .cards import Card, CardParseError, parse_cards
 
-__all__ = ["Action", "ActionKind", "ActionParseError"]
+__all__ = ["Action", "ActionKind", "ActionParseError", "parse_actions"]
 
 
 class ActionParseError(ValueError):
@@ -109,25 +109,59 @@ class Action(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Action:
-        """Read ``"play 9 9"``, ``"pass"``, ``"call 9h"``, ``"leave 3"``…"""
-        words = text.split()
-        if not words:
-            raise ActionParseError("empty action")
-        try:
-            kind = ActionKind(words[0].lower())
-        except ValueError:
-            raise ActionParseError(f"unknown action {words[0]!r}") from None
-        rest = words[1:]
-        seat = None
-        if kind is ActionKind.LEAVE:
-            if len(rest) != 1 or not rest[0].isdigit():
-                raise ActionParseError("leave needs a seat number")
-            return cls.make(kind, (), int(rest[0]))
-        try:
-            cards = parse_cards(rest)
-        except CardParseError as exc:
-            raise ActionParseError(str(exc)) from None
-        return cls.make(kind, cards, seat)
+        """Read ``"play 9 9"``, ``"pass"``, ``"call 9h"``, ``"leave 3"``…
+
+        The texts read lately are kept with their actions (actions are immutable): a
+        server reads the same few hundred texts move after move, and a client the
+        same legal actions.
+
+        >>> Action.parse("play 9 9") is Action.parse("play 9 9")
+        True
+        """
+        action = _parsed.get(text)
+        if action is None:
+            action = _parse(text)
+            if len(_parsed) >= _PARSED_MAX:
+                _parsed.clear()
+            _parsed[text] = action
+        return action
+
+
+def _parse(text: str) -> Action:
+    words = text.split()
+    if not words:
+        raise ActionParseError("empty action")
+    try:
+        kind = ActionKind(words[0].lower())
+    except ValueError:
+        raise ActionParseError(f"unknown action {words[0]!r}") from None
+    rest = words[1:]
+    if kind is ActionKind.LEAVE:
+        if len(rest) != 1 or not rest[0].isdigit():
+            raise ActionParseError("leave needs a seat number")
+        return Action.make(kind, (), int(rest[0]))
+    try:
+        cards = parse_cards(rest)
+    except CardParseError as exc:
+        raise ActionParseError(str(exc)) from None
+    return Action.make(kind, cards)
+
+
+#: text -> action, for the texts read lately (see Action.parse)
+_parsed: dict[str, Action] = {}
+_PARSED_MAX = 50_000
+
+
+def parse_actions(texts: list[str]) -> tuple[Action, ...]:
+    """``Action.parse`` of each text (a view's legal actions, say).
+
+    >>> parse_actions(["pass", "play 9 9"])[1].cards
+    (Card('9'), Card('9'))
+    """
+    try:
+        return tuple(map(_parsed.__getitem__, texts))
+    except KeyError:
+        return tuple(map(Action.parse, texts))
 
 
 PASS = Action(ActionKind.PASS)

@@ -36,7 +36,7 @@ import msgspec
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from .actions import Action
+from .actions import Action, parse_actions
 from .bots import Bot, make_bot
 from .cards import Card, parse_card
 from .state import Stage
@@ -74,56 +74,66 @@ def _cards(items: Sequence[str]) -> tuple[Card, ...]:
 
 
 _STAGES = {stage.value: stage for stage in Stage}
-#: action text -> the action, for the actions seen lately (most legal-action lists are
-#: made of the same few hundred)
-_ACTIONS: dict[str, Action] = {}
-_ACTIONS_MAX = 50_000
-
-
-def _action(text: str) -> Action:
-    action = _ACTIONS.get(text)
-    if action is None:
-        action = Action.parse(text)
-        if len(_ACTIONS) >= _ACTIONS_MAX:
-            _ACTIONS.clear()
-        _ACTIONS[text] = action
-    return action
-
-
-def _actions(texts: list[str]) -> tuple[Action, ...]:
-    try:
-        return tuple(map(_ACTIONS.__getitem__, texts))
-    except KeyError:
-        return tuple(map(_action, texts))
-
-
 def _events(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     # (a session's event list only grows: a view holds the events there are now without
     # copying them)
     return EventLog(events, len(events)) if isinstance(events, list) else tuple(events)
 
 
-def view_from_dict(data: dict[str, Any]) -> View:
+#: what :func:`view_from_dict` made of a field's value, kept by a session: the field's
+#: name -> (the value as received, what was made of it)
+Kept = dict[str, tuple[Any, Any]]
+
+
+def _hands(hands: dict[str, list[str]]) -> dict[int, tuple[Card, ...]]:
+    return {int(s): _cards(cs) for s, cs in hands.items()}
+
+
+#: the fields made again only when they changed (with ``kept``), and how
+_MADE: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("rules", dict), ("hand", _cards), ("played", _cards), ("hands", _hands))
+
+
+def view_from_dict(data: dict[str, Any], kept: Kept | None = None) -> View:
     """A :class:`View` from its ``to_dict()`` form (as sent by the server).
+
+    With ``kept`` (a dict, empty at first, passed again with the next form of the same
+    view) the hand, the played cards, the rules and open hands are made again only
+    when the value in ``data`` is not the very object it was the time before: a
+    client that merges each message's changed fields into one dict keeps the others.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=3)
     >>> view = game.view(game.to_act)
-    >>> view_from_dict(view.to_dict()) == view
+    >>> data, kept = view.to_dict(), {}
+    >>> view_from_dict(data) == view_from_dict(data, kept) == view
+    True
+    >>> view_from_dict(data, kept).hand is view_from_dict(data, kept).hand
     True
     """
+    if kept is None:
+        rules, hand, played, hands = (make(data[name]) for name, make in _MADE)
+    else:
+        made = []
+        for name, make in _MADE:
+            value = data[name]
+            before = kept.get(name)
+            if before is None or before[0] is not value:
+                before = kept[name] = (value, make(value))
+            made.append(before[1])
+        rules, hand, played, hands = made
     last = data.get("last_play")
     called = data["called"]
     return build_view((
         data["seat"], _STAGES.get(data["stage"]) or Stage(data["stage"]), data["to_act"],
-        data["dealer"], data["deal_no"], dict(data["rules"]), _cards(data["hand"]),
+        data["dealer"], data["deal_no"], rules, hand,
         tuple(data["hand_counts"]), data["candidate"], data["emperor"], data["guard"],
         data["role"], data["solo"], None if called is None else _card(called),
         data["guard_open"], tuple(data["rebels"]), data["kicks"], data["stake"],
         data["leader"], None if last is None else (last["seat"], _cards(last["cards"])),
-        tuple(data["out"]), tuple(data["left"]), _cards(data["played"]),
-        _events(data.get("events", ())), _actions(data["legal_actions"]),
-        data["result"], {int(s): _cards(cs) for s, cs in data["hands"].items()}))
+        tuple(data["out"]), tuple(data["left"]), played,
+        _events(data.get("events", ())), parse_actions(data["legal_actions"]),
+        data["result"], hands))
 
 
 @dataclass
@@ -138,7 +148,7 @@ class PlayResult:
     bytes: int = 0
     resyncs: int = 0
     reconnects: int = 0
-    sent: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (version, action)
+    sent: list[tuple[int, Action]] = field(default_factory=list)  # (version, action)
     latencies: list[float] = field(default_factory=list)   # act sent → own event back (s)
 
 
@@ -268,6 +278,8 @@ class _Session:
         self.result = PlayResult()
         self.done = False
         self.last: tuple[dict[str, Any], int] | None = None
+        #: what view_from_dict made of our view's unchanged fields
+        self.kept: Kept = {}
 
     async def run(self, ws: Any) -> bool:
         """Play on one connection; True when finished."""
@@ -363,7 +375,7 @@ class _Session:
             return
         if view_data["to_act"] != view_data["seat"]:
             return
-        view = view_from_dict(view_data)
+        view = view_from_dict(view_data, self.kept)
         legal = list(view.legal_actions)
         if self.threaded:
             decision = await asyncio.to_thread(self.decide, view, legal)
@@ -372,6 +384,6 @@ class _Session:
         action = await decision if inspect.isawaitable(decision) else decision
         self.acted_at = version
         self.sent_at = time.perf_counter()
-        data = action.to_dict()
-        self.result.sent.append((version, data))
-        await ws.send(_encode({"type": "act", "action": data, "version": version}))
+        self.result.sent.append((version, action))
+        # (an action's text: the compact form, which the server reads from its kept texts)
+        await ws.send(_encode({"type": "act", "action": str(action), "version": version}))
