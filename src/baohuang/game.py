@@ -26,7 +26,7 @@ from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, make_view, view_parts
+from .views import View, events_seen, make_view, own_values, public_values, view_parts
 
 __all__ = ["RECORD_VERSION", "Game"]
 
@@ -150,6 +150,26 @@ class Game:
         True
         """
         return view_parts(self._st, seat, self._legal_of(seat))
+
+    def view_update(self, seat: int | None, since: int
+                    ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[dict[str, Any], ...]]:
+        """What a seat that knows the first ``since`` events needs to know now, for a
+        server sending views as changes: the public part of ``view_parts(seat)``, the
+        own part but its events, and the events from number ``since`` on, as
+        ``events_for(seat, since)`` has them (one tuple, the same for every seat when
+        every seat sees those events alike).
+
+        >>> game = Game.new(seed=2)
+        >>> game.apply(game.legal_actions()[0])
+        >>> public, own, events = game.view_update(1, 1)
+        >>> (public, own + (game.view(1).events,)) == game.view_parts(1)
+        True
+        >>> list(events) == game.events_for(1, 1)
+        True
+        """
+        st = self._st
+        return (public_values(st), own_values(st, seat, self._legal_of(seat)),
+                events_seen(st, seat, since, len(st.events)))
 
     def _legal_of(self, seat: int | None) -> tuple[Action, ...] | None:
         """``seat``'s legal actions when it is to act (for its view), else None."""

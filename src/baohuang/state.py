@@ -142,6 +142,9 @@ class GameState:
     # per event: the dict every seat's view shows, or None where seats differ
     view_public_events: list[dict[str, Any] | None] = field(
         default_factory=list, compare=False, repr=False)
+    # (start, stop, event stop - 1, the events start..stop as every seat sees them) when
+    # every seat sees them alike: the one tuple views.events_seen gives every seat
+    view_alike: Any = field(default=None, compare=False, repr=False)
     # what every seat's view shares, made once per event count (see views.make_view)
     view_public: Any = field(default=None, compare=False, repr=False)
     # per seat: times give/take changed its hand, and (hand, that count, sorted

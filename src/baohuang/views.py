@@ -9,14 +9,15 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import repeat
-from typing import Any, Final, NamedTuple, TypeVar, overload
+from typing import Any, Final, NamedTuple, TypeVar, cast, overload
 
 from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
 from .state import GameState, Stage
 
 __all__ = ["FIELD_JSON", "OWN_FIELDS", "PUBLIC_FIELDS", "EventLog", "View", "build_view",
-           "make_view", "view_fields", "view_parts"]
+           "events_seen", "make_view", "own_values", "public_values", "view_fields",
+           "view_parts"]
 
 _T = TypeVar("_T")
 _new_object = object.__new__
@@ -160,8 +161,8 @@ FIELD_JSON: dict[str, Callable[[Any], Any]] = {
 PUBLIC_FIELDS: Final = ("stage", "dealer", "deal_no", "rules", "hand_counts", "candidate",
                         "emperor", "called", "guard_open", "rebels", "kicks", "stake",
                         "leader", "last_play", "out", "left", "played", "result", "hands")
-OWN_FIELDS: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "events",
-                     "legal_actions")
+OWN_FIELDS: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions",
+                     "events")
 #: the values of PUBLIC_FIELDS + OWN_FIELDS -> in View's field order
 _in_view_order = operator.itemgetter(*((PUBLIC_FIELDS + OWN_FIELDS).index(f.name)
                                        for f in fields(View)))
@@ -246,13 +247,30 @@ def _seat_events(st: GameState, seat: int | None, seen: int) -> EventLog:
     if done != seen:
         if done > seen:                            # (a state whose events were cut back)
             done, events = 0, []
-        public = _public_events(st, seen)
-        for i in range(done, seen):
-            shown = public[i]
-            events.append(shown if shown is not None
-                          else st.events[i].for_seat(seat, reveal_all=False))
+        events += events_seen(st, seat, done, seen)
         cache[seat] = (seen, events)
     return EventLog(events, seen)
+
+
+def events_seen(st: GameState, seat: int | None, start: int, stop: int
+                ) -> tuple[dict[str, Any], ...]:
+    """Events ``start`` to ``stop`` of ``st`` as ``seat`` may see them.  When every
+    seat sees them alike, every seat gets the same tuple (a server sending one move's
+    events to five seats makes their text once)."""
+    alike = st.view_alike
+    if alike is not None and alike[0] == start and alike[1] == stop \
+            and st.events[stop - 1] is alike[2]:
+        same: tuple[dict[str, Any], ...] = alike[3]
+        return same
+    public = _public_events(st, stop)
+    part = tuple(public[start:stop])
+    if None not in part:
+        shown = cast(tuple[dict[str, Any], ...], part)
+        if stop > start:
+            st.view_alike = (start, stop, st.events[stop - 1], shown)
+        return shown
+    return tuple([shown if shown is not None else st.events[i].for_seat(seat, reveal_all=False)
+                  for i, shown in enumerate(part, start)])
 
 
 def _public_events(st: GameState, seen: int) -> list[dict[str, Any] | None]:
@@ -277,6 +295,23 @@ def view_parts(st: GameState, seat: int | None,
     two parts: those of :data:`PUBLIC_FIELDS` — one tuple, the same object for every
     seat's view of ``st`` — and those of :data:`OWN_FIELDS`, the seat's own (a server
     compares the views it sends move by move: the public part once for all seats)."""
+    seen = len(st.events)
+    return public_values(st), (*own_values(st, seat, legal), _seat_events(st, seat, seen))
+
+
+def public_values(st: GameState) -> tuple[Any, ...]:
+    """The values of :data:`PUBLIC_FIELDS` in every view of ``st`` (one tuple)."""
+    public: _Public | None = st.view_public
+    seen = len(st.events)
+    if public is None or public.seen != seen:
+        public = _public(st, seen)
+    return public.view
+
+
+def own_values(st: GameState, seat: int | None,
+               legal: Sequence[Action] | None = None) -> tuple[Any, ...]:
+    """The values of :data:`OWN_FIELDS` in ``seat``'s view of ``st``, but the last
+    (``events``)."""
     stage = st.stage
     over = stage is _OVER
     e, g = st.emperor, st.guard
@@ -299,13 +334,8 @@ def view_parts(st: GameState, seat: int | None,
     to_act = st.to_act
     if stage is _GUARD and seat != to_act:
         to_act = None
-    seen = len(st.events)
-    public = st.view_public
-    if public is None or public.seen != seen:
-        public = _public(st, seen)
-    return public.view, (
-        seat, to_act, _sorted_hand(st, seat) if seat is not None else (), guard_seen, role,
-        solo, _seat_events(st, seat, seen), tuple(legal) if legal else ())
+    return (seat, to_act, _sorted_hand(st, seat) if seat is not None else (), guard_seen, role,
+            solo, tuple(legal) if legal else ())
 
 
 def view_fields(st: GameState, seat: int | None,

@@ -13,7 +13,7 @@ last (all of them when there is none), on the last message of a batch.
 >>> snap = snapshot(game, 2, base=0, index=0)
 >>> snap["version"] == game.version, len(snap["view"]["hand"]) > 0
 (True, True)
->>> shown = game.view_parts(None)
+>>> shown = game.view_update(None, 0)[:2]
 >>> game.apply(game.legal_actions()[0])
 >>> texts, shown = event_texts(game, None, base=0, index=0, since=snap["version"],
 ...                            last=shown)
@@ -26,10 +26,9 @@ last (all of them when there is none), on the last message of a batch.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 from itertools import compress
-from operator import is_not, ne
+from operator import is_not
 from typing import Any
 
 import msgspec
@@ -42,12 +41,11 @@ __all__ = ["Parts", "Shared", "event_texts", "game_over", "snapshot", "view_chan
 
 _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
-#: a view's field values, as ``Game.view_parts`` gives them: (public, own)
+#: a view's field values, as ``Game.view_update`` gives them: (public, own but events)
 Parts = tuple[tuple[Any, ...], tuple[Any, ...]]
 #: the own fields event messages carry (the event list is not repeated: clients keep it)
-_OWN_SENT = tuple(name for name in OWN_FIELDS if name != "events")
-_EVENTS = OWN_FIELDS.index("events")
-_own_values = operator.itemgetter(*(OWN_FIELDS.index(name) for name in _OWN_SENT))
+_OWN_SENT = OWN_FIELDS[:-1]
+assert OWN_FIELDS[-1] == "events"
 _LEGAL = _OWN_SENT.index("legal_actions")
 
 
@@ -58,8 +56,6 @@ def _json_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
 
 _PUBLIC_KEYS, _PUBLIC_CONVERT = _json_of(PUBLIC_FIELDS)
 _OWN_KEYS, _OWN_CONVERT = _json_of(_OWN_SENT)
-_PUBLIC_INDICES = range(len(PUBLIC_FIELDS))
-_OWN_INDICES = range(len(_OWN_SENT))
 
 
 class Shared:
@@ -69,9 +65,14 @@ class Shared:
     the same one last time — and the text of events that every seat sees alike
     (its view's event list holds the same dict)."""
 
-    __slots__ = ("events", "public", "tail")
+    __slots__ = ("events", "public", "seen", "start", "tail")
 
     def __init__(self) -> None:
+        #: the events the last seat was sent (a tuple every seat that sees them alike
+        #: gets), and the texts made of them: all messages but the last, and the last
+        #: one up to its view
+        self.seen: tuple[dict[str, Any], ...] | None = None
+        self.start: tuple[list[str], str] = ([], "")
         #: the part of every event message after its version (the same since, latest,
         #: game and deadline for every seat of one broadcast)
         self.tail: str | None = None
@@ -107,38 +108,34 @@ def _actions_json(actions: tuple[Action, ...]) -> str:
     return "[" + ",".join(parts) + "]"
 
 
-def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
-    """``"key":value`` texts of the public values that differ from ``old``'s (all when
-    ``old`` is None)."""
+def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None,
+             keys: tuple[str, ...], convert: tuple[Any, ...]) -> list[str]:
+    """``"key":value`` texts of the values that differ from ``old``'s (all when ``old``
+    is None)."""
     changed: Iterable[int]
     if old is None:
-        changed = _PUBLIC_INDICES
+        changed = range(len(values))
     else:
         # (most fields hold the very object they held last time: only the others are
         # compared by value)
-        changed = [i for i in compress(_PUBLIC_INDICES, map(is_not, values, old))
+        changed = [i for i in compress(range(len(values)), map(is_not, values, old))
                    if values[i] != old[i]]
-    return [_PUBLIC_KEYS[i] + _encode(_PUBLIC_CONVERT[i](values[i])).decode() for i in changed]
+    return [keys[i] + (_actions_json(values[i]) if convert[i] is None
+                       else _encode(convert[i](values[i])).decode()) for i in changed]
 
 
-def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
-    """``"key":value`` texts of a seat's own values that differ from ``old``'s."""
-    values = _own_values(own)
-    changed = _OWN_INDICES if old is None else compress(_OWN_INDICES,
-                                                        map(ne, values, _own_values(old)))
-    return [_OWN_KEYS[i] + (_actions_json(values[i]) if i == _LEGAL
-                            else _encode(_OWN_CONVERT[i](values[i])).decode())
-            for i in changed]
+#: how the own values become JSON (None: the legal actions, as their kept texts)
+_OWN_CONVERTERS = tuple(None if i == _LEGAL else c for i, c in enumerate(_OWN_CONVERT))
 
 
 def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) -> str:
     """The JSON object of the fields of the view ``view`` (its parts, as
-    ``Game.view_parts`` gives them) that differ from ``last``'s — all of them when
+    ``Game.view_update`` gives them) that differ from ``last``'s — all of them when
     ``last`` is None — as ``View.to_dict()`` has them, without ``events``.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=1)
-    >>> parts = game.view_parts(0)
+    >>> parts = game.view_update(0, 0)[:2]
     >>> view_changes(parts, parts)
     '{}'
     >>> import json; json.loads(view_changes(parts, None)) == {
@@ -155,10 +152,10 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
         if made is not None and made[0] is old_public and made[1] is public:
             texts = [made[2]] if made[2] else []
         else:
-            texts = _changes(public, old_public)
+            texts = _changes(public, old_public, _PUBLIC_KEYS, _PUBLIC_CONVERT)
             if shared is not None:
                 shared.public[id(old_public)] = (old_public, public, ",".join(texts))
-    texts += _own_changes(own, None if last is None else last[1])
+    texts += _changes(own, None if last is None else last[1], _OWN_KEYS, _OWN_CONVERTERS)
     return "{" + ",".join(texts) + "}"
 
 
@@ -174,8 +171,19 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
     receiver to (``last`` when there is nothing to send)."""
     if game.version <= since - base:
         return [], last
-    view = game.view_parts(seat)
-    events = view[1][_EVENTS][since - base:]    # (as game.events_for(seat) has them)
+    public, own, events = game.view_update(seat, since - base)
+    if shared is not None and shared.seen is events:
+        first, head = shared.start
+    else:
+        first, head = _heads(events, since, index, deadline, shared)
+    view = (public, own)
+    texts = [*first, head + view_changes(view, last, shared) + "}"]
+    return texts, view
+
+
+def _heads(events: tuple[dict[str, Any], ...], since: int, index: int,
+           deadline: float | None, shared: Shared | None) -> tuple[list[str], str]:
+    """The messages of ``events`` but the last, and the last one up to its view."""
     tail = None if shared is None else shared.tail
     if tail is None:
         tail = (f',"latest":{since + len(events)},"game":{index},'
@@ -194,9 +202,10 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
             if known is not None:
                 known[id(ev)] = (ev, head)
             heads.append(head)
-    texts = [head + "{}}" for head in heads[:-1]]
-    texts.append(heads[-1] + view_changes(view, last, shared) + "}")
-    return texts, view
+    start = [head + "{}}" for head in heads[:-1]], heads[-1]
+    if shared is not None:
+        shared.seen, shared.start = events, start
+    return start
 
 
 def game_over(game: Game, *, base: int, index: int, scored: bool, totals: list[int],
