@@ -37,7 +37,8 @@ from ..actions import Action
 from ..game import Game
 from ..views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
 
-__all__ = ["Parts", "Shared", "event_texts", "game_over", "snapshot", "view_changes"]
+__all__ = ["Parts", "Shared", "broadcast", "event_texts", "game_over", "snapshot",
+           "view_changes"]
 
 _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
@@ -160,8 +161,8 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
 
 
 def event_texts(game: Game, seat: int | None, *, base: int, index: int,
-                since: int, deadline: float | None = None, last: Parts | None = None,
-                shared: Shared | None = None) -> tuple[list[str], Parts | None]:
+                since: int, deadline: float | None = None, last: Parts | None = None
+                ) -> tuple[list[str], Parts | None]:
     """``event`` messages (JSON text) for the events after table version ``since``,
     each with the version all of them bring the table to (``latest``: act only at
     ``version == latest``) and the time the decision now awaited times out
@@ -169,43 +170,67 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
     changed since ``last`` (the view the receiver has; ``None``: the whole view),
     the others' an empty object.  Returns the texts and the view they bring the
     receiver to (``last`` when there is nothing to send)."""
-    if game.version <= since - base:
-        return [], last
-    public, own, events = game.view_update(seat, since - base)
-    if shared is not None and shared.seen is events:
+    views = [last]
+    texts = broadcast(game, [seat], views, base=base, index=index, since=since,
+                      deadline=deadline)[0]
+    return texts, views[0]
+
+
+def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
+              base: int, index: int, since: int, deadline: float | None = None
+              ) -> list[list[str]]:
+    """:func:`event_texts` for several receivers of the same events at once (the seats
+    of a table after a move): ``views[i]`` is the view ``seats[i]`` has, and becomes
+    the one the texts bring it to.  What the receivers' messages share is made once.
+
+    >>> import baohuang as bh
+    >>> game = bh.Game.new(seed=4)
+    >>> views = [game.view_update(seat, 0)[:2] for seat in range(5)]
+    >>> had, before = list(views), game.version
+    >>> game.apply(game.legal_actions()[0])
+    >>> texts = broadcast(game, [0, 1, 2, 3, 4], views, base=0, index=0, since=before)
+    >>> texts[2] == event_texts(game, 2, base=0, index=0, since=before, last=had[2])[0]
+    True
+    >>> views[2] == game.view_update(2, before)[:2]
+    True
+    """
+    start = since - base
+    if game.version <= start:
+        return [[] for _ in seats]
+    update = game.view_update
+    shared = Shared()
+    out = []
+    for k, seat in enumerate(seats):
+        public, own, events = update(seat, start)
+        if shared.seen is not events:
+            _heads(events, since, index, deadline, shared)
         first, head = shared.start
-    else:
-        first, head = _heads(events, since, index, deadline, shared)
-    view = (public, own)
-    texts = [*first, head + view_changes(view, last, shared) + "}"]
-    return texts, view
+        view = (public, own)
+        out.append([*first, head + view_changes(view, views[k], shared) + "}"])
+        views[k] = view
+    return out
 
 
 def _heads(events: tuple[dict[str, Any], ...], since: int, index: int,
-           deadline: float | None, shared: Shared | None) -> tuple[list[str], str]:
-    """The messages of ``events`` but the last, and the last one up to its view."""
-    tail = None if shared is None else shared.tail
+           deadline: float | None, shared: Shared) -> None:
+    """The messages of ``events`` but the last, and the last one up to its view, into
+    ``shared.start``."""
+    tail = shared.tail
     if tail is None:
-        tail = (f',"latest":{since + len(events)},"game":{index},'
-                f'"deadline":{_encode(deadline).decode()},"event":')
-        if shared is not None:
-            shared.tail = tail
-    known = None if shared is None else shared.events
+        tail = shared.tail = (f',"latest":{since + len(events)},"game":{index},'
+                              f'"deadline":{_encode(deadline).decode()},"event":')
+    known = shared.events
     heads = []                               # each message up to its view
     for number, ev in enumerate(events, since + 1):
         # (an event every seat sees alike makes the same text up to the view)
-        made = None if known is None else known.get(id(ev))
+        made = known.get(id(ev))
         if made is not None and made[0] is ev:
             heads.append(made[1])
         else:
             head = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
-            if known is not None:
-                known[id(ev)] = (ev, head)
+            known[id(ev)] = (ev, head)
             heads.append(head)
-    start = [head + "{}}" for head in heads[:-1]], heads[-1]
-    if shared is not None:
-        shared.seen, shared.start = events, start
-    return start
+    shared.seen, shared.start = events, ([head + "{}}" for head in heads[:-1]], heads[-1])
 
 
 def game_over(game: Game, *, base: int, index: int, scored: bool, totals: list[int],

@@ -438,22 +438,29 @@ class Table:
         game = self.game
         assert game is not None
         deadline = None if game.is_over else self._deadline_after_move()
-        shared = render.Shared()
-        kw: dict[str, Any] = {"base": self.base, "index": self.index, "since": before,
-                              "deadline": deadline, "shared": shared}
         shown = self._shown
+        receivers: list[int | None] = []       # seats with a connection, None: watchers
+        conns = []
         for index, seat in enumerate(self.seats):
             if seat is not None and seat.conn is not None:
-                texts, shown[index] = render.event_texts(game, index, last=shown[index], **kw)
-                seat.conn.send_all(texts)
+                receivers.append(index)
+                conns.append(seat.conn)
             else:
                 shown[index] = None       # nobody has this seat's view: the next one is whole
         if self.watchers:
-            texts, shown[5] = render.event_texts(game, None, last=shown[5], **kw)
-            for conn in self.watchers:
-                conn.send_all(texts)
+            receivers.append(None)
         else:
             shown[5] = None
+        views = [shown[5 if r is None else r] for r in receivers]
+        texts = render.broadcast(game, receivers, views, base=self.base, index=self.index,
+                                 since=before, deadline=deadline)
+        for conn, seat_texts in zip(conns, texts, strict=False):
+            conn.send_all(seat_texts)
+        if self.watchers:
+            for conn in self.watchers:
+                conn.send_all(texts[-1])
+        for r, view in zip(receivers, views, strict=True):
+            shown[5 if r is None else r] = view
 
     def _deadline_after_move(self) -> float | None:
         self._turn, self.turn_started = (self.index, self.moves), time.monotonic()
