@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from . import playphase, roles
@@ -167,9 +168,27 @@ class Game:
         >>> list(events) == game.events_for(1, 1)
         True
         """
+        public, [(own, events)] = self.view_updates([seat], since)
+        return public, own, events
+
+    def view_updates(self, seats: Sequence[int | None], since: int
+                     ) -> tuple[tuple[Any, ...],
+                                list[tuple[tuple[Any, ...], tuple[dict[str, Any], ...]]]]:
+        """:meth:`view_update` for several seats at once (a server's broadcast of one
+        move): the public part, the same for all, and each seat's own values and
+        events.
+
+        >>> game = Game.new(seed=2)
+        >>> public, updates = game.view_updates([0, None], 0)
+        >>> updates[1] == game.view_update(None, 0)[1:]
+        True
+        """
         st = self._st
-        return (public_values(st), own_values(st, seat, self._legal_of(seat)),
-                events_seen(st, seat, since, len(st.events)))
+        stop = len(st.events)
+        legal_of = self._legal_of
+        return public_values(st), [
+            (own_values(st, seat, legal_of(seat)), events_seen(st, seat, since, stop))
+            for seat in seats]
 
     def _legal_of(self, seat: int | None) -> tuple[Action, ...] | None:
         """``seat``'s legal actions when it is to act (for its view), else None."""

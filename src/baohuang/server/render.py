@@ -127,6 +127,34 @@ def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None,
 
 #: how the own values become JSON (None: the legal actions, as their kept texts)
 _OWN_CONVERTERS = tuple(None if i == _LEGAL else c for i, c in enumerate(_OWN_CONVERT))
+assert _OWN_SENT == ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions")
+_SEAT_KEY, _TO_ACT_KEY, _HAND_KEY, _GUARD_KEY, _ROLE_KEY, _SOLO_KEY, _LEGAL_KEY = _OWN_KEYS
+_SEAT_JSON, _TO_ACT_JSON, _HAND_JSON, _GUARD_JSON, _ROLE_JSON, _SOLO_JSON, _ = _OWN_CONVERT
+
+
+def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
+    """:func:`_changes` of a seat's own values, field by field (five or six times a
+    move: a seat's own values mostly differ in ``to_act`` alone)."""
+    if old is None:
+        return _changes(own, None, _OWN_KEYS, _OWN_CONVERTERS)
+    seat, to_act, hand, guard, role, solo, legal = own
+    seat_was, to_act_was, hand_was, guard_was, role_was, solo_was, legal_was = old
+    texts = []
+    if seat != seat_was:
+        texts.append(_SEAT_KEY + _encode(_SEAT_JSON(seat)).decode())
+    if to_act != to_act_was:
+        texts.append(_TO_ACT_KEY + _encode(_TO_ACT_JSON(to_act)).decode())
+    if hand is not hand_was and hand != hand_was:
+        texts.append(_HAND_KEY + _encode(_HAND_JSON(hand)).decode())
+    if guard != guard_was:
+        texts.append(_GUARD_KEY + _encode(_GUARD_JSON(guard)).decode())
+    if role != role_was:
+        texts.append(_ROLE_KEY + _encode(_ROLE_JSON(role)).decode())
+    if solo != solo_was:
+        texts.append(_SOLO_KEY + _encode(_SOLO_JSON(solo)).decode())
+    if legal is not legal_was and legal != legal_was:
+        texts.append(_LEGAL_KEY + _actions_json(legal))
+    return texts
 
 
 def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) -> str:
@@ -156,7 +184,7 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
             texts = _changes(public, old_public, _PUBLIC_KEYS, _PUBLIC_CONVERT)
             if shared is not None:
                 shared.public[id(old_public)] = (old_public, public, ",".join(texts))
-    texts += _changes(own, None if last is None else last[1], _OWN_KEYS, _OWN_CONVERTERS)
+    texts += _own_changes(own, None if last is None else last[1])
     return "{" + ",".join(texts) + "}"
 
 
@@ -197,11 +225,10 @@ def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
     start = since - base
     if game.version <= start:
         return [[] for _ in seats]
-    update = game.view_update
+    public, updates = game.view_updates(seats, start)
     shared = Shared()
     out = []
-    for k, seat in enumerate(seats):
-        public, own, events = update(seat, start)
+    for k, (own, events) in enumerate(updates):
         if shared.seen is not events:
             _heads(events, since, index, deadline, shared)
         first, head = shared.start
