@@ -242,9 +242,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--think", type=float, default=0.0,
                         help="seconds each client waits before each move")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="rounds of our server then the baseline (--think 0); the ratio "
-                             "is the median of the rounds' ratios")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds of our server and the baseline (--think 0; every other "
+                             "round the baseline first); the ratio is the median of the "
+                             "rounds' ratios")
     parser.add_argument("--processes", type=int, default=1,
                         help="client processes (for both servers alike)")
     parser.add_argument("--json", action="store_true")
@@ -269,20 +270,28 @@ def main() -> None:
 
     load_before = os.getloadavg()
     rounds: list[dict[str, Any]] = []
-    for _ in range(max(1, args.rounds) if args.think <= 0 else 1):
+    previous: dict[str, Any] | None = None
+    for number in range(max(1, args.rounds) if args.think <= 0 else 1):
         # (each round measures both servers back to back: the machine's speed drifts
-        # over minutes, and a ratio within a round is the one that means something)
-        mine = run_ours(args)
+        # over minutes, and a ratio within a round is the one that means something; every
+        # other round the baseline goes first, so that a drift favours neither — our
+        # seeded games make the same moves every round, so the baseline's turns and
+        # message size are known from the round before)
         base: dict[str, Any] | None = None
         ratio: float | None = None
+        baseline_first = args.think <= 0 and previous is not None and number % 2 == 1
+        if baseline_first and previous is not None:
+            base = run_base(args, *_turns_and_size(args, previous))
+        mine = run_ours(args)
         if args.think <= 0:
-            turns = max(5, round(mine["moves"] / max(1, args.tables)))
-            base = run_base(args, turns, mine["bytes_per_message"])
+            if base is None:
+                base = run_base(args, *_turns_and_size(args, mine))
             ratio = mine["messages_per_second"] / base["messages_per_second"]
-        rounds.append({"ours": mine, "baseline": base,
+        previous = mine
+        rounds.append({"ours": mine, "baseline": base, "baseline_first": baseline_first,
                        "ratio": None if ratio is None else round(ratio, 3)})
         if not args.json:
-            _print_round(len(rounds), args, mine, base, ratio)
+            _print_round(len(rounds), args, mine, base, ratio, baseline_first)
     load_after = os.getloadavg()
     ratios = [r["ratio"] for r in rounds if r["ratio"] is not None]
     median = statistics.median(ratios) if ratios else None
@@ -314,10 +323,17 @@ def main() -> None:
           "slows both servers)")
 
 
+def _turns_and_size(args: argparse.Namespace, mine: dict[str, Any]) -> tuple[int, int]:
+    """The baseline's turns per room and message size for a run of ours: as many turns
+    as our tables made moves, messages as long as ours on average."""
+    return max(5, round(mine["moves"] / max(1, args.tables))), mine["bytes_per_message"]
+
+
 def _print_round(number: int, args: argparse.Namespace, mine: dict[str, Any],
-                 base: dict[str, Any] | None, ratio: float | None) -> None:
+                 base: dict[str, Any] | None, ratio: float | None,
+                 baseline_first: bool) -> None:
     cpu = mine["cpu_ms_per_move"]
-    print(f"round {number}")
+    print(f"round {number}" + (" (the baseline first)" if baseline_first else ""))
     print(f"our server       {args.tables} tables × 5 clients thinking {args.think:g} s a move, "
           f"{mine['games_finished']}/{mine['games_expected']} games, {mine['errors']} errors, "
           f"{mine['resyncs']} resyncs")
