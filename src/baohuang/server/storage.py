@@ -24,6 +24,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     Connection,
+    bindparam,
     delete,
     event,
     insert,
@@ -197,6 +198,14 @@ class _SqliteActions:
             self._now = None
         self._thread.submit(self._close).result()
         self._thread.shutdown()
+
+
+#: a user's totals that a finished game adds to, and the statements that add to them
+#: (with ``user_id`` and ``add_<total>``; and the new rating, ``new_mu`` and ``new_sigma``)
+_USER_TOTALS = ("points", "games", "wins", "leaves")
+_ADD_TO_USER = update(users).where(users.c.id == bindparam("user_id")).values(
+    {name: users.c[name] + bindparam(f"add_{name}") for name in _USER_TOTALS})
+_ADD_TO_USER_RATED = _ADD_TO_USER.values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma"))
 
 
 def _json(value: Any) -> str:
@@ -418,14 +427,22 @@ class Storage:
                 status="over", result=result, scored=scored, hosted=hosted, finished=now))
             await conn.execute(insert(game_players), [
                 {**p, "game_id": game_id, "finished": now} for p in players])
+            # (one statement for all the users, executed with each user's numbers: a
+            # table writes this at the end of every game)
+            rerated: list[dict[str, Any]] = []
+            unrated: list[dict[str, Any]] = []
             for change in user_updates:
                 rating = new_ratings.get(change["id"])
-                await conn.execute(update(users).where(users.c.id == change["id"]).values(
-                    points=users.c.points + change["points"],
-                    games=users.c.games + change["games"],
-                    wins=users.c.wins + change["wins"],
-                    leaves=users.c.leaves + change["leaves"],
-                    **({"mu": rating[0], "sigma": rating[1]} if rating is not None else {})))
+                numbers = {f"add_{key}": change[key] for key in _USER_TOTALS}
+                numbers["user_id"] = change["id"]
+                if rating is None:
+                    unrated.append(numbers)
+                else:
+                    rerated.append({**numbers, "new_mu": rating[0], "new_sigma": rating[1]})
+            if rerated:
+                await conn.execute(_ADD_TO_USER_RATED, rerated)
+            if unrated:
+                await conn.execute(_ADD_TO_USER, unrated)
             await conn.execute(update(tables).where(tables.c.id == table_id)
                                .values(**table_values))
 
