@@ -98,15 +98,15 @@ def snapshot(game: Game, seat: int | None, *, base: int, index: int) -> dict[str
 def _actions_json(actions: tuple[Action, ...]) -> str:
     """``FIELD_JSON["legal_actions"](actions)`` as JSON text (each action's text kept)."""
     texts = _action_texts
-    try:
-        return "[" + ",".join(map(texts.__getitem__, actions)) + "]"
-    except KeyError:
-        if len(texts) + len(actions) > _ACTION_TEXTS_MAX:
-            texts.clear()
-        for action in actions:
-            if action not in texts:
-                texts[action] = _encode(str(action)).decode()
-        return "[" + ",".join(map(texts.__getitem__, actions)) + "]"
+    parts = []
+    for action in actions:
+        text = texts.get(action)
+        if text is None:
+            if len(texts) >= _ACTION_TEXTS_MAX:
+                texts.clear()
+            text = texts[action] = _encode(str(action)).decode()
+        parts.append(text)
+    return "[" + ",".join(parts) + "]"
 
 
 def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None,
