@@ -91,16 +91,33 @@ def _hands(hands: dict[str, list[str]]) -> dict[int, tuple[Card, ...]]:
 
 #: the fields made again only when they changed (with ``kept``), and how
 _MADE: tuple[tuple[str, Callable[[Any], Any]], ...] = (
-    ("rules", dict), ("hand", _cards), ("played", _cards), ("hands", _hands))
+    ("rules", dict), ("hand", _cards), ("hands", _hands))
+
+
+def _played(cards: list[str], kept: Kept) -> tuple[Card, ...]:
+    """The played cards (as ``_cards``), made from those made last time and the ones
+    played since."""
+    before = kept.get("played")                   # (how many, their cards)
+    made: tuple[Card, ...]
+    if before is None or len(cards) < before[0]:
+        made = _cards(cards)
+    elif len(cards) == before[0]:
+        made = before[1]
+        return made
+    else:
+        made = before[1] + _cards(cards[before[0]:])
+    kept["played"] = (len(cards), made)
+    return made
 
 
 def view_from_dict(data: dict[str, Any], kept: Kept | None = None) -> View:
     """A :class:`View` from its ``to_dict()`` form (as sent by the server).
 
     With ``kept`` (a dict, empty at first, passed again with the next form of the same
-    view) the hand, the played cards, the rules and open hands are made again only
-    when the value in ``data`` is not the very object it was the time before: a
-    client that merges each message's changed fields into one dict keeps the others.
+    game's view) the hand, the rules and open hands are made again only when the value
+    in ``data`` is not the very object it was the time before — a client that merges
+    each message's changed fields into one dict keeps the others — and of the played
+    cards, which only grow during a game, only those played since.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=3)
@@ -112,7 +129,8 @@ def view_from_dict(data: dict[str, Any], kept: Kept | None = None) -> View:
     True
     """
     if kept is None:
-        rules, hand, played, hands = (make(data[name]) for name, make in _MADE)
+        rules, hand, hands = (make(data[name]) for name, make in _MADE)
+        played = _cards(data["played"])
     else:
         made = []
         for name, make in _MADE:
@@ -121,7 +139,8 @@ def view_from_dict(data: dict[str, Any], kept: Kept | None = None) -> View:
             if before is None or before[0] is not value:
                 before = kept[name] = (value, make(value))
             made.append(before[1])
-        rules, hand, played, hands = made
+        rules, hand, hands = made
+        played = _played(data["played"], kept)
     last = data.get("last_play")
     called = data["called"]
     return build_view((
@@ -334,6 +353,7 @@ class _Session:
         elif kind == "snapshot":
             self.version = msg["version"]
             view = self.view = dict(msg["view"])    # ours to change (not the message's)
+            self.kept = {}                            # (a new game, or a view made anew)
             view["events"] = list(view.get("events", ()))
             await self._maybe_act(ws, self.view, msg["version"])
         elif kind == "game_over":
