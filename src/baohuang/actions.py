@@ -161,7 +161,12 @@ def parse_actions(texts: list[str]) -> tuple[Action, ...]:
     try:
         return tuple(map(_parsed.__getitem__, texts))
     except KeyError:
-        return tuple(map(Action.parse, texts))
+        if len(_parsed) + len(texts) >= _PARSED_MAX:     # (the texts kept may be dropped)
+            return tuple(map(Action.parse, texts))
+        for text in texts:                      # (only the texts not kept are parsed)
+            if text not in _parsed:
+                Action.parse(text)
+        return tuple(map(_parsed.__getitem__, texts))
 
 
 PASS = Action(ActionKind.PASS)
