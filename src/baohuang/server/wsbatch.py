@@ -148,17 +148,9 @@ def ws_protocol() -> type[Any] | str:
 
         def write_now(self, texts: Iterable[str]) -> bool:
             """Write ``texts`` (one frame each) if the socket takes them now."""
-            # (what _open and _frames do, in one call: five or six times a move)
-            if self.disconnected or not self.writable.is_set() or not self.handshake_complete \
-                    or self.close_sent or self.initial_response is not None:
+            if self.disconnected or not self.writable.is_set() or not self._open():
                 return False
-            conn = self.conn
-            if conn.extensions or conn.expect_continuation_frame:
-                return self._frames(texts)
-            if conn.state is not State.OPEN:
-                return False
-            self.transport.write(b"".join(map(frame, texts)))
-            return True
+            return self._frames(texts)
 
         async def send(self, message: Any) -> None:
             if message["type"] != SEND_MANY:
