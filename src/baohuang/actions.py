@@ -161,12 +161,7 @@ def parse_actions(texts: list[str]) -> tuple[Action, ...]:
     try:
         return tuple(map(_parsed.__getitem__, texts))
     except KeyError:
-        if len(_parsed) + len(texts) >= _PARSED_MAX:     # (the texts kept may be dropped)
-            return tuple(map(Action.parse, texts))
-        for text in texts:                      # (only the texts not kept are parsed)
-            if text not in _parsed:
-                Action.parse(text)
-        return tuple(map(_parsed.__getitem__, texts))
+        return tuple(map(Action.parse, texts))
 
 
 PASS = Action(ActionKind.PASS)
