@@ -27,7 +27,7 @@ from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, events_seen, make_view, own_values, public_values, view_parts
+from .views import View, events_seen, make_view, own_values, public_values
 
 __all__ = ["RECORD_VERSION", "Game"]
 
@@ -136,34 +136,25 @@ class Game:
         """What ``seat`` may know (``None``: a spectator)."""
         return make_view(self._st, seat, self._legal_of(seat))
 
-    def view_parts(self, seat: int | None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        """``view(seat)``'s field values without the :class:`View`, in two parts: those
-        of ``views.PUBLIC_FIELDS``, one tuple shared by every seat's view of this state,
-        and those of ``views.OWN_FIELDS`` (for a server comparing, move by move, the
-        views it sent: the public part once for all seats).
-
-        >>> game = Game.new(seed=2)
-        >>> public, own = game.view_parts(1)
-        >>> public is game.view_parts(3)[0] is game.view_parts(None)[0]
-        True
-        >>> from baohuang.views import OWN_FIELDS
-        >>> dict(zip(OWN_FIELDS, own))["hand"] == game.view(1).hand
-        True
-        """
-        return view_parts(self._st, seat, self._legal_of(seat))
-
     def view_update(self, seat: int | None, since: int
                     ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[dict[str, Any], ...]]:
         """What a seat that knows the first ``since`` events needs to know now, for a
-        server sending views as changes: the public part of ``view_parts(seat)``, the
-        own part but its events, and the events from number ``since`` on, as
+        server sending views as changes: the values of ``views.PUBLIC_FIELDS`` in its
+        view (one tuple, the same object for every seat), those of ``views.OWN_FIELDS``
+        but the events, and the events from number ``since`` on, as
         ``events_for(seat, since)`` has them (one tuple, the same for every seat when
         every seat sees those events alike).
 
         >>> game = Game.new(seed=2)
         >>> game.apply(game.legal_actions()[0])
         >>> public, own, events = game.view_update(1, 1)
-        >>> (public, own + (game.view(1).events,)) == game.view_parts(1)
+        >>> public is game.view_update(3, 1)[0] is game.view_update(None, 1)[0]
+        True
+        >>> from baohuang.views import OWN_FIELDS, PUBLIC_FIELDS
+        >>> view = game.view(1)
+        >>> public == tuple(getattr(view, name) for name in PUBLIC_FIELDS)
+        True
+        >>> own == tuple(getattr(view, name) for name in OWN_FIELDS[:-1])
         True
         >>> list(events) == game.events_for(1, 1)
         True
