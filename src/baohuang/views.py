@@ -181,7 +181,6 @@ class _Public(NamedTuple):
     out: tuple[int, ...]
     left: tuple[int, ...]
     last_play: tuple[int, tuple[Card, ...]] | None
-    stake: int
     view: tuple[Any, ...]                         # the values of PUBLIC_FIELDS
 
 
@@ -193,7 +192,7 @@ def _public(st: GameState, seen: int) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
     before: _Public | None = st.view_public
     if before is None or before.seen > seen:
-        before = _Public(0, [], (), (), (), (), (), None, 1, ())
+        before = _Public(0, [], (), (), (), (), (), None, ())
     played, played_cards = before.played, before.played_cards
     # Events only ever grow, so the played cards are extended, not rebuilt.
     grew = len(played)
@@ -221,7 +220,7 @@ def _public(st: GameState, seen: int) -> _Public:
             {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]} if stage is _OVER
             else {})
     public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
-                     stake, view)
+                     view)
     st.view_public = public
     return public
 
