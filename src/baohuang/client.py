@@ -81,7 +81,8 @@ def _events(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
 
 
 #: what :func:`view_from_dict` made of a field's value, kept by a session: the field's
-#: name -> (the value as received, what was made of it)
+#: name -> (the value as received, what was made of it); for ``played``, (how many
+#: cards, their cards)
 Kept = dict[str, tuple[Any, Any]]
 
 
@@ -98,14 +99,11 @@ def _played(cards: list[str], kept: Kept) -> tuple[Card, ...]:
     """The played cards (as ``_cards``), made from those made last time and the ones
     played since."""
     before = kept.get("played")                   # (how many, their cards)
-    made: tuple[Card, ...]
-    if before is None or len(cards) < before[0]:
-        made = _cards(cards)
-    elif len(cards) == before[0]:
-        made = before[1]
-        return made
-    else:
-        made = before[1] + _cards(cards[before[0]:])
+    if before is not None and len(cards) == before[0]:
+        same: tuple[Card, ...] = before[1]
+        return same
+    made = _cards(cards) if before is None or len(cards) < before[0] \
+        else before[1] + _cards(cards[before[0]:])
     kept["played"] = (len(cards), made)
     return made
 
