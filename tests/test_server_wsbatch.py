@@ -23,13 +23,20 @@ seen_extensions: list[bool] = []
 written: list[bool] = []
 
 
-async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """Answers every text ``n`` with ``n`` batched messages and one plain message."""
+async def _accepted(scope: dict[str, Any], receive: Any, send: Any) -> bool:
+    """Serve the lifespan (False), or accept the WebSocket (True)."""
     if scope["type"] == "lifespan":
         await lifespan(receive, send)
-        return
+        return False
     await receive()
     await send({"type": "websocket.accept"})
+    return True
+
+
+async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers every text ``n`` with ``n`` batched messages and one plain message."""
+    if not await _accepted(scope, receive, send):
+        return
     seen_extensions.append(SEND_MANY in (scope.get("extensions") or {}))
     while True:
         message = await receive()
@@ -109,11 +116,8 @@ after_handler: list[str] = []
 
 async def handler_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """Takes text messages through the extension's handler: each answered at once."""
-    if scope["type"] == "lifespan":
-        await lifespan(receive, send)
+    if not await _accepted(scope, receive, send):
         return
-    await receive()
-    await send({"type": "websocket.accept"})
     extension = scope["extensions"][SEND_MANY]
 
     def take(text: str) -> None:
