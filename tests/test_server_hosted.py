@@ -4,7 +4,9 @@ mid-game, against a real server (RULES.md §7)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,6 +149,34 @@ def test_hosted_toggle_locks_after_the_fourth_time(server: ServerProcess) -> Non
     seats = [m["table"]["seats"][0] for m in seen[1:] if m["type"] == "table"]
     assert max(s["hosted_count"] for s in seats) == 4
     assert seats[-1]["locked"] and seats[-1]["hosted"]
+
+
+def test_two_hosted_toggles_in_one_packet_on_our_turn(server: ServerProcess) -> None:
+    """托管 on and off in one packet while we are to act (托管 moves at once here): the
+    table takes both, waits for us again, and the game plays to its end."""
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        client = Client(server.url)
+        await client.guest("twice")
+        table = await client.quickplay(bots="hosted", seed=9, timeout=60)
+        raw = await Raw.connect(server.url, client.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        await raw.recv_type("snapshot")
+        while not (raw.view["to_act"] == raw.view["seat"] and raw.view["legal_actions"]):
+            await raw.recv()
+        # both frames in one write, so that the table reads them one right after the other
+        # (the first asks for 托管's move now, the second takes it back)
+        for on in (True, False):
+            raw.ws.protocol.send_text(json.dumps({"type": "hosted", "on": on}).encode())
+        raw.ws.send_data()
+        tables = [await raw.recv_type("table") for _ in range(2)]
+        await raw.send({"type": "hosted", "on": True})
+        return tables[-1], await raw.recv_type("game_over", 60)
+
+    table, game_over = asyncio.run(main())
+    assert not table["table"]["seats"][0]["hosted"], "the second toggle took 托管 back"
+    assert game_over["result"]["scores"]
+    log = Path(server.log or "").read_text() if server.log else ""
+    assert "Traceback" not in log
 
 
 def test_leaving_mid_game_costs_the_penalty(server: ServerProcess) -> None:

@@ -116,7 +116,10 @@ class Table:
         self.watchers: set[Connection] = set()
         self._inbox: Inbox[Input] = Inbox()
         self._task: asyncio.Task[None] | None = None
-        self._timer: asyncio.TimerHandle | None = None
+        # (the kept handle and when it rings: uvloop hands out a plain Handle, without
+        # ``when()``, for a time already past)
+        self._timer: asyncio.Handle | None = None
+        self._timer_due = 0.0
         #: when the timer is due (loop time) and the turn it times; None: nothing is timed
         self._timed: tuple[float, Token] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -322,10 +325,11 @@ class Table:
         due = loop.time() + wait
         self._timed = (due, token)
         handle = self._timer
-        if handle is None or handle.when() > due:
+        if handle is None or self._timer_due > due:
             if handle is not None:
                 handle.cancel()
             self._timer = loop.call_at(due, self._ring, loop)
+            self._timer_due = due
 
     def _ring(self, loop: asyncio.AbstractEventLoop) -> None:
         self._timer = None
