@@ -5,6 +5,7 @@ with the same player both count (a real SQLite file, and PostgreSQL when set).""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,31 @@ def test_two_tables_finishing_at_once_both_rate_the_player(kind: str, tmp_path: 
 
     with database(kind, tmp_path) as url:      # (made outside the loop: PostgreSQL's
         asyncio.run(main(url))                 # is created with asyncio.run)
+
+
+def test_a_table_write_waits_for_another_writer_off_the_loop(tmp_path: Path) -> None:
+    """SQLite: a table's small writes are made on the event loop, but never wait there
+    for another connection's write lock: the write waits elsewhere, the loop runs on,
+    and the write lands once the lock is free."""
+    path = tmp_path / "locked.db"
+
+    async def main() -> None:
+        storage = await open_storage(f"sqlite+aiosqlite:///{path}")
+        try:
+            await _table_with_game(storage, "table-cccccc", 1)
+            holder = sqlite3.connect(path)
+            holder.execute("BEGIN IMMEDIATE")             # another writer holds the lock
+            write = asyncio.create_task(storage.update_table("table-cccccc",
+                                                             seats=[{"name": "later"}]))
+            # the loop and the storage serve others meanwhile (a read sees the old seats)
+            rows = {r["id"]: r for r in await asyncio.wait_for(storage.unfinished_tables(), 10)}
+            assert rows["table-cccccc"]["seats"] == [] and not write.done()
+            holder.rollback()
+            holder.close()
+            await asyncio.wait_for(write, 30)
+            rows = {r["id"]: r for r in await storage.unfinished_tables()}
+            assert rows["table-cccccc"]["seats"] == [{"name": "later"}]
+        finally:
+            await storage.close()
+
+    asyncio.run(main())

@@ -3,27 +3,27 @@
 :func:`open_storage` creates the SQLite file's directory, applies the Alembic
 migrations and returns a :class:`Storage`.  Actions are written through one
 writer task that groups the writes of all tables into one transaction
-(group commit): a table awaits its write before it tells anybody.
+(group commit): a table awaits its write before it tells anybody.  On an SQLite
+file, the actions and the small statements of tables and sessions are made from
+the event loop itself (:mod:`.storage_sqlite`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     Connection,
+    Row,
     bindparam,
     delete,
     event,
@@ -34,8 +34,10 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.sql import Executable
 
 from .models import actions, game_players, games, sessions, tables, users
+from .storage_sqlite import SqliteActions, SqliteOnLoop, sqlite_pragmas
 
 __all__ = ["NameTaken", "Storage", "UserRecord", "migrate", "open_storage"]
 
@@ -72,15 +74,6 @@ def _user(row: Any) -> UserRecord:
                       row["wins"], row["leaves"], row["mu"], row["sigma"])
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
-
-
 def make_engine(url: str) -> AsyncEngine:
     """An async engine; for an SQLite file its directory is created first."""
     parsed = make_url(url)
@@ -89,7 +82,7 @@ def make_engine(url: str) -> AsyncEngine:
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": 30})
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
     return create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
 
@@ -116,90 +109,6 @@ async def open_storage(url: str) -> Storage:
     return storage
 
 
-class _SqliteActions:
-    """Batches of actions into an SQLite file through :mod:`sqlite3`: one prepared
-    ``INSERT`` and one commit per batch, no engine in between (the server's busiest
-    write, made while tables wait to broadcast).
-
-    A batch is written right on the event loop when the file is free — a commit to
-    the WAL costs less than handing the batch to a thread — and by a thread of its
-    own, which waits for the lock, when another connection is writing (never wait
-    for a lock on the loop: the lock holder may need the loop to finish).  The loop's
-    connection leaves checkpoints (which wait for the disk) to that thread."""
-
-    SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at) "
-           "VALUES (?, ?, ?, ?, ?, ?)")
-    #: batches between two checkpoints of the write-ahead log (by the thread)
-    CHECKPOINT_EVERY = 500
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bh-actions")
-        self._db: sqlite3.Connection | None = None       # the thread's
-        self._now: sqlite3.Connection | None = None      # the loop's
-        self._since_checkpoint = 0
-
-    def _connect(self, timeout: float) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
-        _sqlite_pragmas(db, None)
-        return db
-
-    def _write(self, params: list[tuple[Any, ...]] | None) -> None:
-        db = self._db
-        if db is None:
-            db = self._db = self._connect(30)
-        if params is None:
-            try:
-                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:      # (the next one, or another connection's, will do)
-                log.warning("checkpoint of %s failed", self.path, exc_info=True)
-            return
-        with db:                                   # commit, or roll back on an error
-            db.executemany(self.SQL, params)
-
-    def _write_now(self, params: list[tuple[Any, ...]]) -> bool:
-        """Write on the loop if nobody else holds the write lock; False if one does."""
-        db = self._now
-        try:
-            if db is None:
-                db = self._connect(0)
-                db.execute("PRAGMA busy_timeout=0")
-                db.execute("PRAGMA wal_autocheckpoint=0")
-                self._now = db
-            with db:
-                db.executemany(self.SQL, params)
-        except sqlite3.OperationalError as exc:
-            if db is not None and db.in_transaction:
-                db.rollback()
-            if "locked" in str(exc) or "busy" in str(exc):
-                return False
-            raise
-        return True
-
-    async def insert(self, rows: list[dict[str, Any]]) -> None:
-        params = [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"])
-                  for r in rows]
-        loop = asyncio.get_running_loop()
-        if not self._write_now(params):
-            await loop.run_in_executor(self._thread, self._write, params)
-        self._since_checkpoint += 1
-        if self._since_checkpoint >= self.CHECKPOINT_EVERY:
-            self._since_checkpoint = 0
-            loop.run_in_executor(self._thread, self._write, None)
-
-    def _close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-
-    def close(self) -> None:
-        if self._now is not None:
-            self._now.close()
-            self._now = None
-        self._thread.submit(self._close).result()
-        self._thread.shutdown()
-
-
 #: a user's totals that a finished game adds to, and the statements that add to them
 #: (with ``user_id`` and ``add_<total>``; and the new rating, ``new_mu`` and ``new_sigma``)
 _USER_TOTALS = ("points", "games", "wins", "leaves")
@@ -208,23 +117,18 @@ _ADD_TO_USER = update(users).where(users.c.id == bindparam("user_id")).values(
 _ADD_TO_USER_RATED = _ADD_TO_USER.values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma"))
 
 
-def _json(value: Any) -> str:
-    return _json_encoder.encode(value).decode()
-
-
-_json_encoder = msgspec.json.Encoder()
-
-
 class Storage:
     """Every read and write the server does."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        # SQLite: the action writer uses sqlite3 in a thread of its own, one hand-off per
-        # batch instead of one per statement through aiosqlite
-        self._sqlite: _SqliteActions | None = None
+        # an SQLite file: actions and small statements from the event loop, no hand-off
+        # to aiosqlite's thread (see storage_sqlite)
+        self._sqlite: SqliteActions | None = None
+        self._on_loop: SqliteOnLoop | None = None
         if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
-            self._sqlite = _SqliteActions(engine.url.database)
+            self._sqlite = SqliteActions(engine.url.database)
+            self._on_loop = SqliteOnLoop(engine.url)
         self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -251,6 +155,28 @@ class Storage:
         await self.engine.dispose()
         if self._sqlite is not None:
             self._sqlite.close()
+        if self._on_loop is not None:
+            self._on_loop.close()
+
+    async def _write(self, statement: Executable, params: dict[str, Any] | None = None
+                     ) -> Sequence[Row[Any]]:
+        """One statement in a transaction of its own; the rows it returns."""
+        if self._on_loop is not None:
+            rows = self._on_loop.run(statement, params)
+            if rows is not None:
+                return rows
+        async with self.engine.begin() as conn:
+            result = await conn.execute(statement, params)
+            return result.all() if result.returns_rows else []
+
+    async def _read(self, statement: Executable) -> Sequence[Row[Any]]:
+        """The rows of one query."""
+        if self._on_loop is not None:
+            rows = self._on_loop.run(statement)
+            if rows is not None:
+                return rows
+        async with self.engine.connect() as conn:
+            return (await conn.execute(statement)).all()
 
     # -- actions (group commit) -------------------------------------------------
     async def append_action(self, game_id: int, seq: int, seat: int | None,
@@ -310,69 +236,55 @@ class Storage:
                   "guest": guest, "created": time.time(), "points": 0, "games": 0, "wins": 0,
                   "leaves": 0, "mu": mu, "sigma": sigma}
         try:
-            async with self.engine.begin() as conn:
-                result = await conn.execute(insert(users).returning(users.c.id), values)
-                user_id = int(result.scalar_one())
+            rows = await self._write(insert(users).returning(users.c.id), values)
         except IntegrityError:
             raise NameTaken(f"the name {name!r} is taken") from None
-        return _user({**values, "id": user_id})
+        return _user({**values, "id": int(rows[0][0])})
 
     async def user(self, user_id: int) -> UserRecord | None:
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(select(users).where(users.c.id == user_id))).first()
-        return None if row is None else _user(row._mapping)
+        rows = await self._read(select(users).where(users.c.id == user_id))
+        return _user(rows[0]._mapping) if rows else None
 
     async def login_row(self, name_key: str) -> tuple[UserRecord, str | None] | None:
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(select(users).where(users.c.name_key == name_key))).first()
-        return None if row is None else (_user(row._mapping), row.password_hash)
+        rows = await self._read(select(users).where(users.c.name_key == name_key))
+        return (_user(rows[0]._mapping), rows[0].password_hash) if rows else None
 
     async def set_password_hash(self, user_id: int, password_hash: str) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(update(users).where(users.c.id == user_id)
-                               .values(password_hash=password_hash))
+        await self._write(update(users).where(users.c.id == user_id)
+                          .values(password_hash=password_hash))
 
     async def add_session(self, token_hash: str, user_id: int) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(insert(sessions), {"token_hash": token_hash, "user_id": user_id,
-                                                  "created": time.time()})
+        await self._write(insert(sessions), {"token_hash": token_hash, "user_id": user_id,
+                                             "created": time.time()})
 
     async def session_user(self, token_hash: str) -> UserRecord | None:
         query = select(users).join(sessions, sessions.c.user_id == users.c.id).where(
             sessions.c.token_hash == token_hash)
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(query)).first()
-        return None if row is None else _user(row._mapping)
+        rows = await self._read(query)
+        return _user(rows[0]._mapping) if rows else None
 
     async def delete_session(self, token_hash: str) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
+        await self._write(delete(sessions).where(sessions.c.token_hash == token_hash))
 
     async def leaderboard(self, limit: int = 50) -> list[UserRecord]:
         query = (select(users).where(users.c.guest.is_(False), users.c.games > 0)
                  .order_by(users.c.points.desc(), users.c.id).limit(limit))
-        async with self.engine.connect() as conn:
-            return [_user(r._mapping) for r in await conn.execute(query)]
+        return [_user(r._mapping) for r in await self._read(query)]
 
     # -- tables and games --------------------------------------------------------------
     async def insert_table(self, values: dict[str, Any]) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(insert(tables), values)
+        await self._write(insert(tables), values)
 
     async def code_in_use(self, code: str) -> bool:
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(select(tables.c.id).where(tables.c.code == code))).first()
-        return row is not None
+        return bool(await self._read(select(tables.c.id).where(tables.c.code == code)))
 
     async def update_table(self, table_id: str, **values: Any) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(update(tables).where(tables.c.id == table_id).values(**values))
+        await self._write(update(tables).where(tables.c.id == table_id).values(**values))
 
     async def unfinished_tables(self) -> list[dict[str, Any]]:
         query = select(tables).where(tables.c.status.in_(("open", "playing"))).order_by(
             tables.c.created)
-        async with self.engine.connect() as conn:
-            return [dict(r._mapping) for r in await conn.execute(query)]
+        return [dict(r._mapping) for r in await self._read(query)]
 
     async def table_games(self, table_id: str) -> list[dict[str, Any]]:
         """The games of a table in order, each with its ``actions`` (dicts, in order)."""
@@ -386,13 +298,11 @@ class Storage:
         return rows
 
     async def insert_game(self, values: dict[str, Any]) -> int:
-        async with self.engine.begin() as conn:
-            result = await conn.execute(insert(games).returning(games.c.id), values)
-            return int(result.scalar_one())
+        rows = await self._write(insert(games).returning(games.c.id), values)
+        return int(rows[0][0])
 
     async def update_game(self, game_id: int, **values: Any) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(update(games).where(games.c.id == game_id).values(**values))
+        await self._write(update(games).where(games.c.id == game_id).values(**values))
 
     async def finish_game(self, game_id: int, *, result: dict[str, Any], scored: bool,
                           hosted: Any, players: Sequence[dict[str, Any]],
