@@ -5,6 +5,7 @@ with the same player both count (a real SQLite file, and PostgreSQL when set).""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ from server_support import DATABASES, database
 
 from baohuang.server.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
 from baohuang.server.storage import Storage, open_storage
+from baohuang.server.storage_sqlite import SqliteActions
 
 ROYAL = (0, 1)
 
@@ -105,3 +107,43 @@ def test_a_table_write_waits_for_another_writer_off_the_loop(tmp_path: Path) -> 
             await storage.close()
 
     asyncio.run(main())
+
+
+
+def _seats_in_the_file(path: Path, table_id: str) -> Any:
+    """A table's seats as the database file itself has them (the write-ahead log not
+    read: only what a checkpoint has copied)."""
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        row = db.execute("SELECT seats FROM tables WHERE id = ?", (table_id,)).fetchone()
+    except sqlite3.OperationalError:                # (not even the tables are there yet)
+        return None
+    finally:
+        db.close()
+    return None if row is None else json.loads(row[0])
+
+
+def test_the_loops_writes_are_checkpointed_into_the_file(tmp_path: Path) -> None:
+    """SQLite: the event loop's connections never checkpoint (a checkpoint waits for the
+    disk); their commits are counted, and every so many a thread copies the
+    write-ahead log into the database file — with no game played, seats taken and
+    given up would otherwise grow the log for as long as the server runs."""
+    path = tmp_path / "seats.db"
+
+    async def main() -> Any:
+        storage = await open_storage(f"sqlite+aiosqlite:///{path}")
+        try:
+            await _table_with_game(storage, "table-dddddd", 1)
+            for n in range(SqliteActions.CHECKPOINT_EVERY):
+                await storage.update_table("table-dddddd", seats=[{"name": f"p{n}"}])
+            for _ in range(1000):               # (the thread's checkpoint: wait for it)
+                seats = _seats_in_the_file(path, "table-dddddd")
+                if seats and seats[0]["name"] != "p0":
+                    return seats
+                await asyncio.sleep(0.01)
+            return _seats_in_the_file(path, "table-dddddd")
+        finally:
+            await storage.close()
+
+    seats = asyncio.run(main())
+    assert seats and seats[0]["name"].startswith("p") and seats[0]["name"] != "p0"

@@ -161,9 +161,10 @@ class Storage:
     async def _write(self, statement: Executable, params: dict[str, Any] | None = None
                      ) -> Sequence[Row[Any]]:
         """One statement in a transaction of its own; the rows it returns."""
-        if self._on_loop is not None:
+        if self._on_loop is not None and self._sqlite is not None:
             rows = self._on_loop.run(statement, params)
             if rows is not None:
+                self._sqlite.committed()
                 return rows
         async with self.engine.begin() as conn:
             result = await conn.execute(statement, params)

@@ -123,7 +123,7 @@ class SqliteActions:
 
     SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at) "
            "VALUES (?, ?, ?, ?, ?, ?)")
-    #: batches between two checkpoints of the write-ahead log (by the thread)
+    #: commits between two checkpoints of the write-ahead log (by the thread)
     CHECKPOINT_EVERY = 500
 
     def __init__(self, path: str) -> None:
@@ -168,13 +168,17 @@ class SqliteActions:
     async def insert(self, rows: list[dict[str, Any]]) -> None:
         params = [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"])
                   for r in rows]
-        loop = asyncio.get_running_loop()
         if not self._write_now(params):
-            await loop.run_in_executor(self._thread, self._write, params)
+            await asyncio.get_running_loop().run_in_executor(self._thread, self._write, params)
+        self.committed()
+
+    def committed(self) -> None:
+        """Count a commit to the file (of the loop's connections, which never
+        checkpoint): every :attr:`CHECKPOINT_EVERY` th, a checkpoint by the thread."""
         self._since_checkpoint += 1
         if self._since_checkpoint >= self.CHECKPOINT_EVERY:
             self._since_checkpoint = 0
-            loop.run_in_executor(self._thread, self._write, None)
+            asyncio.get_running_loop().run_in_executor(self._thread, self._write, None)
 
     def _close(self) -> None:
         if self._db is not None:
