@@ -338,6 +338,7 @@ class Table:
             return
         if loop.time() < timed[0] - 0.001:
             self._timer = loop.call_at(timed[0], self._ring, loop)
+            self._timer_due = timed[0]
             return
         self._timed = None
         self.post(TimerFired(timed[1]))
