@@ -129,14 +129,21 @@ def test_a_decision_times_out_after_its_own_timeout_not_an_earlier_ones(
     # (the first timer was set at the first decision, more than a second before ours)
 
 
+async def _playing_against_bots(server: ServerProcess, name: str, seed: int) -> Raw:
+    """A guest's bare connection, joined to a table of its own against four bots; the
+    game's snapshot received."""
+    client = Client(server.url)
+    await client.guest(name)
+    table = await client.quickplay(bots="hosted", seed=seed, timeout=60)
+    raw = await Raw.connect(server.url, client.token)
+    await raw.send({"type": "join", "table": table["id"]})
+    await raw.recv_type("snapshot")
+    return raw
+
+
 def test_hosted_toggle_locks_after_the_fourth_time(server: ServerProcess) -> None:
     async def main() -> list[dict[str, Any]]:
-        client = Client(server.url)
-        await client.guest("toggler")
-        table = await client.quickplay(bots="hosted", seed=8, timeout=60)
-        raw = await Raw.connect(server.url, client.token)
-        await raw.send({"type": "join", "table": table["id"]})
-        await raw.recv_type("snapshot")
+        raw = await _playing_against_bots(server, "toggler", seed=8)
         for on in (True, False, True, False, True, False, True, False):
             await raw.send({"type": "hosted", "on": on})
         error = await raw.recv_type("error")
@@ -155,12 +162,7 @@ def test_two_hosted_toggles_in_one_packet_on_our_turn(server: ServerProcess) -> 
     """托管 on and off in one packet while we are to act (托管 moves at once here): the
     table takes both, waits for us again, and the game plays to its end."""
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:
-        client = Client(server.url)
-        await client.guest("twice")
-        table = await client.quickplay(bots="hosted", seed=9, timeout=60)
-        raw = await Raw.connect(server.url, client.token)
-        await raw.send({"type": "join", "table": table["id"]})
-        await raw.recv_type("snapshot")
+        raw = await _playing_against_bots(server, "twice", seed=9)
         while not (raw.view["to_act"] == raw.view["seat"] and raw.view["legal_actions"]):
             await raw.recv()
         # both frames in one write, so that the table reads them one right after the other
