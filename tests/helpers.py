@@ -85,6 +85,18 @@ def find_game(rules: RuleSet, pred: Callable[[Game], bool], seeds: Iterable[int]
     raise AssertionError("no seed gives the deal the test needs")
 
 
+def deck_now(game: Game) -> Counter[bh.Card]:
+    """The cards of the game: its deck, with the Guard's copy of the called card
+    turned 特画 once that happened (``called_card_high``)."""
+    deck = Counter(bh.make_deck(game.rules.deck))
+    view = game.view(None)
+    seen = [c for s in range(5) for c in game.hand(s)] + list(view.played)
+    if bh.TEHUA_CARD in seen and view.called is not None:
+        deck[view.called] -= 1
+        deck[bh.TEHUA_CARD] += 1
+    return deck
+
+
 def hand_counter(game: Game, seat: int) -> Counter[bh.Card]:
     return Counter(game.hand(seat))
 

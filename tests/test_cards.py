@@ -12,7 +12,7 @@ from baohuang import Card, CardParseError, Rank, Suit, parse_card, parse_cards
 
 
 def test_every_rank_symbol_reads_and_writes_back() -> None:
-    text = "3 4 5 6 7 8 9 10 J Q K A 2 SJ BJ"
+    text = "3 4 5 6 7 8 9 10 J Q K A 2 SJ BJ TH"
     cards = parse_cards(text)
     assert [c.rank for c in cards] == list(Rank)
     assert bh.format_cards(cards) == text

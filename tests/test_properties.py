@@ -8,7 +8,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from helpers import snapshot
+from helpers import deck_now, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,16 +22,19 @@ ROLE_STAGES = (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL, Stage
 
 OPTIONS: dict[str, list[Any]] = {
     "deck": ["full", "no345", "shandong165"],
+    "hold_back_emperor_card": [True, False],
     "guard_mode": ["card", "call"],
+    "called_card_high": [True, False],
     "abdication": ["none", "skip_two_if_solo", "to_prev", "to_prev_with_two",
-                   "clockwise_with_two"],
+                   "clockwise_with_two", "clockwise_then_two"],
     "forced_call": [True, False],
+    "forced_call_rule": ["three_not_four", "one_set_of_three"],
     "steal_solo": [True, False],
     "steal_solo_requires": ["nothing", "three_jokers_and_four_identical"],
     "rebellion": [True, False],
     "kick": [True, False],
     "lead_after_out": ["teammate", "next", "apply"],
-    "scoring": ["shandong", "placement"],
+    "scoring": ["shandong", "placement", "wurenju"],
     "kaopai": [True, False],
     "hold_sixes": [True, False],
     "jokers_with_twos": [True, False],
@@ -46,7 +49,13 @@ def rule_sets(draw: st.DrawFn) -> RuleSet:
     for name, values in OPTIONS.items():
         if draw(st.booleans()):
             changes[name] = draw(st.sampled_from(values))
-    return rules.replace(**changes)
+    options = rules.to_dict() | changes
+    # the combinations the rules refuse (each has its own test)
+    if options["guard_mode"] != "call":
+        options["called_card_high"] = False
+    if options["deck"] != "full":
+        options["hold_back_emperor_card"] = True
+    return RuleSet.from_dict(options)
 
 
 def leaking_event(ev: dict[str, Any], viewer: int | None) -> bool:
@@ -85,7 +94,6 @@ def check_views(game: Game) -> None:
 def play_random(game: Game, rng: random.Random, leave_chance: float) -> tuple[int, list[int]]:
     """Random legal actions to the end, checking invariants on the way.
     Returns (actions taken, seats that left)."""
-    deck = Counter(bh.make_deck(game.rules.deck))
     played: Counter[bh.Card] = Counter()
     left: list[int] = []
     n = 0
@@ -120,7 +128,7 @@ def play_random(game: Game, rng: random.Random, leave_chance: float) -> tuple[in
         hands: Counter[bh.Card] = Counter()
         for s in range(5):
             hands.update(game.hand(s))
-        assert hands + played == deck                       # cards are conserved
+        assert hands + played == deck_now(game)             # cards are conserved
         if n % 60 == 0:
             check_views(game)
     assert game.to_act is None and game.legal_actions() == []
@@ -146,11 +154,15 @@ def check_scores(game: Game, left: list[int]) -> None:
         scores[s] += penalty
     royal = {e} if result.solo else {e, g}
     view = game.view(None)
-    if rules.scoring is bh.Scoring.SHANDONG:
+    if rules.scoring is not bh.Scoring.PLACEMENT:
         rebels = view.rebels
         doubled = scores[rebels[0]] // 2 if len(rebels) == 1 else 0
         assert sum(scores) == doubled                         # zero-sum but a lone rebel
         assert (scores[e] > 0) is bool(result.royal_won) or scores[e] == 0
+        if rules.scoring is bh.Scoring.WURENJU:               # the game ends when decided
+            order = [s for s in result.order if result.places[s] is not None]
+            assert bh.scoring.decided(order, e, g, bool(result.solo))
+            assert not bh.scoring.decided(order[:-1], e, g, bool(result.solo))
     else:
         side = scores[e]
         assert all(scores[s] == side for s in royal)

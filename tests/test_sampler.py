@@ -50,6 +50,12 @@ def check_world(game: Game, view: bh.View, world: World) -> None:
     everything = Counter(view.played)
     for hand in world.hands:
         everything.update(hand)
+    # the 特画 is the Guard's copy of the called card (none in a hidden-solo deal)
+    assert everything[bh.TEHUA_CARD] <= 1
+    if everything[bh.TEHUA_CARD]:
+        assert view.called is not None and world.guard not in (None, world.emperor)
+        assert bh.TEHUA_CARD in world.hands[world.guard] or bh.TEHUA_CARD in view.played
+        everything[view.called] += everything.pop(bh.TEHUA_CARD)
     assert everything == Counter(bh.make_deck(rules.deck)), "cards are not conserved"
     # the Emperor card's way is public
     holder = next((s for s in range(5) if EMPEROR_CARD in game.hand(s)), None)
@@ -94,12 +100,14 @@ def check_world(game: Game, view: bh.View, world: World) -> None:
         by_emperor = sum(1 for ev in events if ev["type"] == "play" and ev["seat"] == e
                          for c in ev["cards"] if parse_card(c) == called)
         copies = bh.make_deck(rules.deck).count(called)
-        held = [Counter(h)[called] for h in world.hands]
+        # the Guard's copy may have become 特画 (called_card_high)
+        held = [Counter(h)[called] + Counter(h)[bh.TEHUA_CARD] for h in world.hands]
         if world.guard == e:
             assert held[e] == copies - by_emperor
         else:
             assert held[e] == 3 - by_emperor
-            assert sum(held) == copies - sum(1 for c in view.played if c == called)
+            assert sum(held) == copies - sum(1 for c in view.played
+                                             if c in (called, bh.TEHUA_CARD))
             assert all(held[s] == 0 for s in range(5) if s not in (e, world.guard))
 
 

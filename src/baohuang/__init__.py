@@ -15,6 +15,7 @@ from .actions import Action, ActionKind, ActionParseError
 from .cards import (
                     EMPEROR_CARD,
                     GUARD_CARD,
+                    TEHUA_CARD,
                     Card,
                     CardParseError,
                     Deck,
@@ -31,6 +32,7 @@ from .plays import InvalidPlay, Shape, beats, classify
 from .rules import (
                     PRESETS,
                     Abdication,
+                    ForcedCallRule,
                     GuardMode,
                     LeadAfterOut,
                     RuleError,
@@ -48,6 +50,7 @@ __all__ = [
                     "EMPEROR_CARD",
                     "GUARD_CARD",
                     "PRESETS",
+                    "TEHUA_CARD",
                     "Abdication",
                     "Action",
                     "ActionKind",
@@ -55,6 +58,7 @@ __all__ = [
                     "Card",
                     "CardParseError",
                     "Deck",
+                    "ForcedCallRule",
                     "Game",
                     "GuardMode",
                     "IllegalAction",

@@ -23,6 +23,8 @@ __all__ = [
     "EMPEROR_CARD",
     "GUARD_CARD",
     "RANKS",
+    "RANK_SLOTS",
+    "TEHUA_CARD",
     "Card",
     "CardParseError",
     "Deck",
@@ -61,6 +63,7 @@ class Rank(IntEnum):
     TWO = 15
     SMALL_JOKER = 16
     BIG_JOKER = 17
+    TEHUA = 18   # 特画 / 小保: the Guard's copy of the called card (``called_card_high``)
 
     @property
     def symbol(self) -> str:
@@ -73,12 +76,14 @@ class Rank(IntEnum):
 
 #: All ranks, low to high.
 RANKS: Final = tuple(Rank)
+#: Length of a list of counts indexed by rank value (3..18; 16 SJ, 17 BJ, 18 特画).
+RANK_SLOTS: Final = int(Rank.TEHUA) + 1
 
 _RANK_SYMBOLS: Final = {
     Rank.THREE: "3", Rank.FOUR: "4", Rank.FIVE: "5", Rank.SIX: "6", Rank.SEVEN: "7",
     Rank.EIGHT: "8", Rank.NINE: "9", Rank.TEN: "10", Rank.JACK: "J", Rank.QUEEN: "Q",
     Rank.KING: "K", Rank.ACE: "A", Rank.TWO: "2", Rank.SMALL_JOKER: "SJ",
-    Rank.BIG_JOKER: "BJ",
+    Rank.BIG_JOKER: "BJ", Rank.TEHUA: "TH",
 }
 _SYMBOL_RANKS: Final = {v: k for k, v in _RANK_SYMBOLS.items()}
 
@@ -119,6 +124,8 @@ class Card(int):
         if rank.is_joker:
             if suit is not None:
                 raise ValueError("jokers have no suit")
+            if marked and rank is Rank.TEHUA:
+                raise ValueError("特画 has no mark")
         elif marked:
             raise ValueError("only jokers can be marked")
         return _CARDS[rank * 16 + (suit or 0) * 2 + int(marked)]
@@ -149,7 +156,9 @@ class Card(int):
 
 _CARDS: Final[dict[int, Card]] = {}
 for _rank in Rank:
-    if _rank.is_joker:
+    if _rank is Rank.TEHUA:
+        _CARDS[_rank * 16] = int.__new__(Card, _rank * 16)
+    elif _rank.is_joker:
         for _marked in (0, 1):
             _value = _rank * 16 + _marked
             _CARDS[_value] = int.__new__(Card, _value)
@@ -170,14 +179,17 @@ def _text(value: int) -> str:
 CARD_TEXT: Final[tuple[str, ...]] = tuple(
     _text(v) if v in _CARDS else "" for v in range(max(_CARDS) + 1))
 
-#: Every card of each rank value 0..17, low to high (what a hand may hold of it).
+#: Every card of each rank value 0..18, low to high (what a hand may hold of it).
 CARDS_OF_RANK: Final[tuple[tuple[Card, ...], ...]] = tuple(
-    tuple(c for v, c in sorted(_CARDS.items()) if v >> 4 == r) for r in range(18))
+    tuple(c for v, c in sorted(_CARDS.items()) if v >> 4 == r) for r in range(RANK_SLOTS))
 
 #: The Emperor card 皇牌 (the marked big joker).
 EMPEROR_CARD: Final = Card.make(Rank.BIG_JOKER, marked=True)
 #: The Guard card 侍卫牌 (the marked small joker).
 GUARD_CARD: Final = Card.make(Rank.SMALL_JOKER, marked=True)
+#: 特画 (also 小保): with ``called_card_high`` the Guard's copy of the called card
+#: becomes this card, a joker above 大王 (RULES.md §3).
+TEHUA_CARD: Final = Card.make(Rank.TEHUA)
 _BJ: Final = Card.make(Rank.BIG_JOKER)
 _SJ: Final = Card.make(Rank.SMALL_JOKER)
 
@@ -204,7 +216,7 @@ def parse_card(token: str) -> Card:
     marked = text.endswith("*")
     if marked:
         text = text[:-1]
-    if text in ("BJ", "SJ"):
+    if text in ("BJ", "SJ") or (text == "TH" and not marked):
         return Card.make(_SYMBOL_RANKS[text], marked=marked)
     if marked or not text:
         raise CardParseError(token)

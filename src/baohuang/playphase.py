@@ -1,5 +1,5 @@
 """The play phase: leading, following, soft passes, 接风 and the early end
-of a game (RULES.md §5), and settling its result (§6)."""
+of a game (docs/rules.md §7), and settling its result (§8)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections import defaultdict
 from typing import Final
 
 from .actions import Action, ActionKind
-from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, Card
+from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, RANK_SLOTS, TEHUA_CARD, Card
 from .events import Event, make_event
-from .plays import SIX, TWO, Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
+from .plays import SIX, TH, TWO, Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
 from .rules import GuardMode, LeadAfterOut, RuleSet, Scoring
-from .scoring import settle
+from .scoring import decided, settle
 from .state import GameState, IllegalAction, Result, Stage
 
 _SMALL_JOKER: Final = 16           # (card ranks: 小王, 大王)
@@ -28,15 +28,16 @@ _ASK_KIND: Final = A.ASK_LEAD
 _APPLY: Final = LeadAfterOut.APPLY
 _CARD_MODE: Final = GuardMode.CARD
 _PLACEMENT: Final = Scoring.PLACEMENT
+_WURENJU: Final = Scoring.WURENJU
 _new = tuple.__new__
 #: Events without data are never changed, so each seat's pass is one object.
 _PASS_EVENTS: Final = tuple(make_event("pass", seat) for seat in range(5))
 _ASK_EVENTS: Final = tuple(make_event("ask_lead", seat) for seat in range(5))
 _TEXT = CARD_TEXT.__getitem__
 
-#: per rank value (index 0..17): (ordinary cards, special cards) held
+#: per rank value (index 0..18): (ordinary cards, special cards) held
 Groups = list[tuple[tuple[Card, ...], tuple[Card, ...]]]
-#: per rank value (index 0..17): the cards held of that rank, low to high
+#: per rank value (index 0..18): the cards held of that rank, low to high
 #: (``None`` where not yet looked at since the hand last changed there)
 RankCards = list[tuple[Card, ...] | None]
 _NO_CARDS: tuple[Card, ...] = ()
@@ -49,7 +50,7 @@ def _rank_cards(st: GameState, seat: int) -> RankCards:
     change, and :func:`_fill` looks a rank up again when it is needed."""
     groups = st.groups[seat]
     if groups is None:
-        groups = st.groups[seat] = [None] * 18
+        groups = st.groups[seat] = [None] * RANK_SLOTS
     return groups
 
 
@@ -82,7 +83,7 @@ def _grouped(st: GameState, seat: int, special: frozenset[Card]) -> Groups:
     groups = _rank_cards(st, seat)
     special_ranks = {c >> 4 for c in special}
     out: Groups = []
-    for rank in range(18):
+    for rank in range(RANK_SLOTS):
         held = groups[rank]
         if held is None:
             held = _fill(st, seat, groups, rank)
@@ -124,12 +125,17 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     if not special:
         groups = _rank_cards(st, seat)
         big, small = _jokers(st, seat, groups)
+        tehua = groups[TH]
+        if tehua is None:
+            tehua = _fill(st, seat, groups, TH)
         actions: list[Action] = []
-        for r, n, x, y in shapes:
+        for r, n, x, y, t in shapes:
             held = groups[r]
             if held is None:
                 held = _fill(st, seat, groups, r)
-            actions.append(_new(Action, (play, big[:y] + small[:x] + held[:n], None)))
+            jokers = big[:y] + small[:x]
+            actions.append(_new(Action, (play, (tehua + jokers if t else jokers) + held[:n],
+                                         None)))
         if shapes_out is not None:
             shapes_out.extend(shapes)
         return actions
@@ -137,11 +143,14 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     special_ranks = {c >> 4 for c in special}
     # the ways to add y big (x small) jokers: one each unless a joker is special
     bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
+    tehua = split[TH][0] + split[TH][1]
     out: list[Action] = []
     for shape in shapes:
-        r, n, x, y = shape
+        r, n, x, y, t = shape
         lows = _choices(split[r], n) if r in special_ranks else (split[r][0][:n],)
         big_ways, small_ways = bigs[y], smalls[x]
+        if t:
+            big_ways = [tehua + b for b in big_ways]
         if len(big_ways) == 1 and len(small_ways) == 1 and len(lows) == 1:
             # no card of this play could reveal the Guard: one action, as above
             out.append(_new(Action, (play, big_ways[0] + small_ways[0] + lows[0], None)))
@@ -193,6 +202,8 @@ def legal_actions(st: GameState) -> list[Action]:
     rules = st.rules
     special = st.special_cards(seat) if seat == st.guard and not st.guard_public else _NONE
     counts = st.counts[seat]
+    if counts[TH]:
+        return _legal_from_shapes(st, None)       # the one seat holding the 特画
     if last is None:
         return _lead_actions(st, seat, counts, rules, special)
     if special or (rules.kaopai and (last[1][2] or last[1][3])):
@@ -270,11 +281,11 @@ def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
 
 
 def _follow_actions(st: GameState, seat: int, counts: list[int],
-                    last: tuple[int, int, int, int], rules: RuleSet) -> list[Action]:
+                    last: tuple[int, int, int, int, int], rules: RuleSet) -> list[Action]:
     """:func:`follow_shapes` (without 烤牌) made into actions, in the same order."""
-    r1, n1, x1, y1 = last
+    r1, n1, x1, y1, t1 = last
     out: list[Action] = []
-    if y1:
+    if y1 or t1:
         return out
     total = n1 + x1
     sj, bj = counts[16], counts[17]
@@ -394,19 +405,21 @@ def apply_legal(st: GameState, action: Action) -> None:
             st.events.append(_PASS_EVENTS[seat])
         _after_pass(st, seat)
         return
-    sj = bj = 0
+    sj = bj = th = 0
     for c in cards:
         if c < 256:
             break
         if c < 272:
             sj += 1
-        else:
+        elif c < 288:
             bj += 1
-    n = len(cards) - sj - bj
-    _play(st, seat, (cards[-1] >> 4 if n else 0, n, sj, bj), cards)
+        else:
+            th += 1
+    n = len(cards) - sj - bj - th
+    _play(st, seat, (cards[-1] >> 4 if n else 0, n, sj, bj, th), cards)
 
 
-def _play(st: GameState, seat: int, shape: tuple[int, int, int, int],
+def _play(st: GameState, seat: int, shape: tuple[int, int, int, int, int],
           cards: tuple[Card, ...]) -> None:
     st.take(seat, cards)
     st.events.append(make_event("play", seat, {"cards": list(map(_TEXT, cards))}))
@@ -425,11 +438,13 @@ def _play(st: GameState, seat: int, shape: tuple[int, int, int, int],
 
 
 def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
-    """Playing the Guard card, or the called card as Guard, shows the Guard."""
+    """Playing the Guard card, or the called card (its 特画) as Guard, shows the Guard."""
     if st.guard_public or seat != st.guard:
         return
     if st.rules.guard_mode is _CARD_MODE:
         shown = GUARD_CARD in cards
+    elif TEHUA_CARD in cards:
+        shown = True
     else:
         copies = sum(1 for c in cards if c == st.called)
         if seat == st.emperor:
@@ -493,6 +508,9 @@ def _is_over(st: GameState) -> bool:
     if st.rules.scoring is _PLACEMENT:
         return len(out) >= 4
     e = st.emperor
+    if st.rules.scoring is _WURENJU:
+        assert e is not None and st.guard is not None
+        return decided(out, e, st.guard, st.solo is not None)
     if st.solo == "open":
         return len(out) >= 1
     if st.solo == "hidden":

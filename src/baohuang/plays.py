@@ -1,6 +1,7 @@
-"""Play shapes (牌型) and which play beats which (RULES.md §3).
+"""Play shapes (牌型) and which play beats which (docs/rules.md §3).
 
-A play is ``n`` cards of one rank plus ``sj`` small and ``bj`` big jokers.
+A play is ``n`` cards of one rank plus ``sj`` small and ``bj`` big jokers (and,
+with ``called_card_high``, the one 特画 ``th``).
 Its :class:`Shape` is all that matters for beating, so legal plays are
 generated from rank counts, never by searching subsets of cards.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .cards import Card, Rank, parse_cards
+from .cards import RANK_SLOTS, Card, Rank, parse_cards
 from .rules import RuleSet
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
 
 SJ = int(Rank.SMALL_JOKER)
 BJ = int(Rank.BIG_JOKER)
+TH = int(Rank.TEHUA)
 TWO = int(Rank.TWO)
 SIX = int(Rank.SIX)
 _RANK_CARDS = range(int(Rank.THREE), TWO + 1)
@@ -45,31 +47,33 @@ class InvalidPlay(ValueError):
 
 class Shape(NamedTuple):
     """``n`` cards of ``rank`` (0 when there are none) with ``sj`` small and
-    ``bj`` big jokers attached (王挂牌)."""
+    ``bj`` big jokers attached (王挂牌), and ``th`` (0 or 1) the 特画, a joker
+    above 大王 (``called_card_high``)."""
 
     rank: int
     n: int
     sj: int
     bj: int
+    th: int = 0
 
     @property
     def size(self) -> int:
-        return self.n + self.sj + self.bj
+        return self.n + self.sj + self.bj + self.th
 
     @property
     def has_joker(self) -> bool:
-        return self.sj + self.bj > 0
+        return self.sj + self.bj + self.th > 0
 
     def __str__(self) -> str:
-        parts = ["BJ"] * self.bj + ["SJ"] * self.sj
+        parts = ["TH"] * self.th + ["BJ"] * self.bj + ["SJ"] * self.sj
         if self.n:
             parts += [Rank(self.rank).symbol] * self.n
         return " ".join(parts)
 
 
 def rank_counts(cards: Iterable[Card]) -> list[int]:
-    """Counts indexed by rank value (indices 3..17; 16 = SJ, 17 = BJ)."""
-    counts = [0] * 18
+    """Counts indexed by rank value (indices 3..18; 16 = SJ, 17 = BJ, 18 = 特画)."""
+    counts = [0] * RANK_SLOTS
     for c in cards:
         counts[c >> 4] += 1
     return counts
@@ -80,7 +84,7 @@ def classify(cards: Sequence[Card], rules: RuleSet | None = None) -> Shape:
 
     >>> from baohuang import parse_cards
     >>> classify(parse_cards("SJ 8 8 8"))
-    Shape(rank=8, n=3, sj=1, bj=0)
+    Shape(rank=8, n=3, sj=1, bj=0, th=0)
     >>> classify(parse_cards("SJ 2 2"))
     Traceback (most recent call last):
     ...
@@ -88,22 +92,24 @@ def classify(cards: Sequence[Card], rules: RuleSet | None = None) -> Shape:
     """
     if not cards:
         raise InvalidPlay("a play needs at least one card")
-    rank = n = sj = bj = 0
+    rank = n = sj = bj = th = 0
     for c in cards:
         r = c >> 4
         if r == BJ:
             bj += 1
         elif r == SJ:
             sj += 1
+        elif r == TH:
+            th += 1
         elif rank and r != rank:
             raise InvalidPlay("a play may hold only one rank besides jokers "
                               f"(no straights or mixed ranks): {_fmt(cards)}")
         else:
             rank = r
             n += 1
-    if rank == TWO and sj + bj and not (rules and rules.jokers_with_twos):
+    if rank == TWO and sj + bj + th and not (rules and rules.jokers_with_twos):
         raise InvalidPlay(f"jokers may not be attached to 2s (不可以用2配牌): {_fmt(cards)}")
-    return Shape(rank, n, sj, bj)
+    return Shape(rank, n, sj, bj, th)
 
 
 def _fmt(cards: Sequence[Card]) -> str:
@@ -113,9 +119,15 @@ def _fmt(cards: Sequence[Card]) -> str:
 def shape_beats(new: Shape, old: Shape, kaopai: bool = False) -> bool:
     """Whether ``new`` beats ``old``: the same number of cards and every card
     strictly higher, position by position (with :attr:`RuleSet.kaopai`, more
-    jokers may cover a play that holds a joker)."""
-    r2, n2, x2, y2 = new
-    r1, n1, x1, y1 = old
+    jokers may cover a play that holds a joker).  Nothing beats a play that
+    holds the 特画; the 特画 stands above any card."""
+    if len(old) > 4 and old[4]:
+        return False
+    if len(new) > 4 and new[4]:
+        return (_kaopai_beats(new, old) if kaopai and (old[2] or old[3])
+                else _positions_beat(new, old))
+    r2, n2, x2, y2 = new[:4]
+    r1, n1, x1, y1 = old[:4]
     if kaopai and x1 + y1:
         return _kaopai_beats(new, old)
     if y1 or n2 + x2 + y2 != n1 + x1 + y1 or y2 < x1:
@@ -123,14 +135,37 @@ def shape_beats(new: Shape, old: Shape, kaopai: bool = False) -> bool:
     return not (n2 and r2 <= r1)
 
 
+def _values(shape: Sequence[int]) -> list[int]:
+    """The rank values of a shape's cards, high to low."""
+    r, n, x, y = shape[:4]
+    th = shape[4] if len(shape) > 4 else 0
+    return [TH] * th + [BJ] * y + [SJ] * x + [r] * n
+
+
+def _positions_beat(new: Sequence[int], old: Sequence[int]) -> bool:
+    """Every card strictly higher, position by position (the general rule)."""
+    a, b = _values(new), _values(old)
+    return len(a) == len(b) and all(x > y for x, y in zip(a, b, strict=True))
+
+
 def _kaopai_beats(new: Shape, old: Shape) -> bool:
     """烤牌: every old card covered by its own group of new cards.
 
     An old BJ takes 2 BJ or 3 SJ; an old SJ 1 BJ or 2 SJ; an old rank card
-    one higher card (a higher rank or any joker).  Every new rank card must
-    cover an old rank card; extra jokers are allowed."""
-    r2, n2, x2, y2 = new
-    r1, n1, x1, y1 = old
+    one higher card (a higher rank or any joker); a 特画 covers any one old
+    card.  Every new rank card must cover an old rank card; extra jokers are
+    allowed."""
+    r2, n2, x2, y2 = new[:4]
+    r1, n1, x1, y1 = old[:4]
+    if len(new) > 4 and new[4]:
+        # the 特画 covers the old card that would cost the most to cover
+        if y1:
+            y1 -= 1
+        elif x1:
+            x1 -= 1
+        elif n1:
+            n1 -= 1
+        return _kaopai_beats(Shape(r2, n2, x2, y2), Shape(r1, n1, x1, y1))
     if n2 > n1 or (n2 and r2 <= r1):
         return False
     rest = n1 - n2
@@ -162,9 +197,14 @@ def _jokers_ok(rank: int, x: int, y: int, rules: RuleSet) -> bool:
     return rank != TWO or not (x or y) or rules.jokers_with_twos
 
 
+def _tehua(counts: Sequence[int]) -> int:
+    return counts[TH] if len(counts) > TH else 0
+
+
 def lead_shapes(counts: Sequence[int], rules: RuleSet) -> list[Shape]:
-    """Every shape a player holding ``counts`` may lead."""
-    sj, bj = counts[SJ], counts[BJ]
+    """Every shape a player holding ``counts`` may lead (with the 特画, each
+    also with it attached, right after the same shape without it)."""
+    sj, bj, th = counts[SJ], counts[BJ], _tehua(counts)
     size = sum(counts)
     out: list[Shape] = []
     hold = rules.hold_sixes
@@ -173,8 +213,8 @@ def lead_shapes(counts: Sequence[int], rules: RuleSet) -> list[Shape]:
         if not c:
             continue
         if hold and r == SIX:
-            if c + sj + bj == size:       # sixes only with the whole hand
-                out.append(Shape(r, c, sj, bj))
+            if c + sj + bj + th == size:       # sixes only with the whole hand
+                out.append(Shape(r, c, sj, bj, th))
             continue
         if r == TWO and not rules.jokers_with_twos:
             out.extend(Shape(r, n, 0, 0) for n in range(1, c + 1))
@@ -183,20 +223,28 @@ def lead_shapes(counts: Sequence[int], rules: RuleSet) -> list[Shape]:
             for x in range(sj + 1):
                 for y in range(bj + 1):
                     out.append(Shape(r, n, x, y))
+                    if th:
+                        out.append(Shape(r, n, x, y, 1))
     for x in range(sj + 1):
         for y in range(bj + 1):
             if x or y:
                 out.append(Shape(0, 0, x, y))
+            if th:
+                out.append(Shape(0, 0, x, y, 1))
     return out
 
 
 def follow_shapes(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Shape]:
     """Every shape a player holding ``counts`` may play on ``last``."""
+    if last.th:
+        return []                         # nothing beats the 特画
+    if _tehua(counts):
+        return _tehua_follows(counts, last, rules)
     sj, bj = counts[SJ], counts[BJ]
     size = sum(counts)
     hold = rules.hold_sixes
     out: list[Shape] = []
-    r1, n1, x1, y1 = last
+    r1, n1, x1, y1 = last[:4]
     if rules.kaopai and x1 + y1:
         for n in range(n1 + 1):
             ranks = [0] if n == 0 else [r for r in range(r1 + 1, TWO + 1) if counts[r] >= n]
@@ -229,12 +277,32 @@ def follow_shapes(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Sh
     return out
 
 
+def _tehua_follows(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Shape]:
+    """:func:`follow_shapes` for the one player who holds the 特画: every shape
+    he could play, without the 特画 and then with it, that beats ``last``."""
+    plain = list(counts)
+    plain[TH] = 0
+    out = [s for s in follow_shapes(plain, last, rules) if playable(s, counts, rules)]
+    sj, bj = counts[SJ], counts[BJ]
+    most = sum(counts) if rules.kaopai and last.has_joker else last.size
+    for n in range(most):
+        ranks = [0] if n == 0 else [r for r in _RANK_CARDS if counts[r] >= n]
+        for r in ranks:
+            for x in range(min(sj, most - 1 - n) + 1):
+                for y in range(min(bj, most - 1 - n - x) + 1):
+                    shape = Shape(r, n, x, y, 1)
+                    if playable(shape, counts, rules) and shape_beats(shape, last, rules.kaopai):
+                        out.append(shape)
+    return out
+
+
 def playable(shape: Shape, counts: Sequence[int], rules: RuleSet) -> bool:
     """Whether a player holding ``counts`` may play ``shape`` at all
     (he holds the cards; 憋6 and 不可以用2配牌 respected)."""
-    r, n, x, y = shape
-    if n + x + y == 0 or counts[SJ] < x or counts[BJ] < y or (n and counts[r] < n):
+    r, n, x, y = shape[:4]
+    t = shape[4] if len(shape) > 4 else 0
+    if n + x + y + t == 0 or counts[SJ] < x or counts[BJ] < y or (n and counts[r] < n):
         return False
-    if not _jokers_ok(r, x, y, rules):
+    if t > _tehua(counts) or not _jokers_ok(r, x + t, y, rules):
         return False
-    return not (rules.hold_sixes and r == SIX and n and n + x + y != sum(counts))
+    return not (rules.hold_sixes and r == SIX and n and n + x + y + t != sum(counts))

@@ -1,6 +1,6 @@
 """The role phase: who is Emperor (皇帝), who is Guard (侍卫), and the
 declarations in order — 抢独, 叫侍卫, 明保/暗保 or 明独/暗独, 造反, 踢
-(RULES.md §4).
+(docs/rules.md §6).
 
 Every function here takes the :class:`GameState`; :class:`baohuang.Game`
 calls :func:`legal` and :func:`apply` only while the stage is not PLAY.
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 
 from .actions import Action, ActionKind
-from .cards import EMPEROR_CARD, GUARD_CARD, Card
+from .cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card
 from .events import Event
-from .rules import Abdication, GuardMode, StealRequirement
+from .rules import Abdication, ForcedCallRule, GuardMode, StealRequirement
 from .state import GameState, IllegalAction, Stage, callable_kinds, four_identical, triples
 
 __all__ = ["apply", "legal", "start"]
@@ -55,7 +55,7 @@ def _emperor_choices(st: GameState) -> list[Action]:
         if not able:
             return [_ABDICATE]
         return [_ACCEPT, _ABDICATE] if four_identical(st.hands[c]) else [_ACCEPT]
-    if mode is Abdication.CLOCKWISE_WITH_TWO:
+    if mode in _CLOCKWISE:
         able = bool(callable_kinds(st.hands[c]))
     return [_ACCEPT, _ABDICATE] if able else [_ABDICATE]
 
@@ -76,8 +76,11 @@ def _emperor_turn(st: GameState) -> None:
     st.to_act = st.candidate
 
 
+_CLOCKWISE = (Abdication.CLOCKWISE_WITH_TWO, Abdication.CLOCKWISE_THEN_TWO)
+
+
 def _direction(st: GameState) -> int:
-    return 1 if st.rules.abdication in (Abdication.CLOCKWISE_WITH_TWO, Abdication.NONE,
+    return 1 if st.rules.abdication in (*_CLOCKWISE, Abdication.NONE,
                                         Abdication.SKIP_TWO_IF_SOLO) else -1
 
 
@@ -94,6 +97,8 @@ def _pass_card(st: GameState, giver: int, receiver: int, extra: Card | None) -> 
                            {giver: {"cards": [str(c) for c in cards]},
                             receiver: {"cards": [str(c) for c in cards]}}))
     st.candidate = receiver
+    # clockwise_with_two: the first candidate chooses once more (seed 001);
+    # clockwise_then_two: 逼位 or a new deal after five ("如果都当不起再转或者重新抓牌")
     limit = {Abdication.TO_PREV: 10, Abdication.TO_PREV_WITH_TWO: 10,
              Abdication.CLOCKWISE_WITH_TWO: 6}.get(st.rules.abdication, 5)
     if st.declines == 5 and st.rules.forced_call:
@@ -105,12 +110,15 @@ def _pass_card(st: GameState, giver: int, receiver: int, extra: Card | None) -> 
 
 
 def _forced_call(st: GameState) -> bool:
-    """逼位: from the first candidate round, the first player with exactly one
-    set of three identical cards must be Emperor; nobody: 流局, redeal."""
+    """逼位: from the first candidate round, the first player who holds exactly
+    three copies of some card ("有且只有3张同点数同花色的牌"; ``forced_call_rule =
+    one_set_of_three``: exactly one such card) must be Emperor; nobody: 流局, redeal."""
     step = _direction(st)
+    one_set = st.rules.forced_call_rule is ForcedCallRule.ONE_SET_OF_THREE
     for i in range(5):
         seat = (st.first_candidate + step * i) % 5
-        if len(triples(st.hands[seat])) == 1:
+        held = len(triples(st.hands[seat]))
+        if held == 1 if one_set else held >= 1:
             if seat != st.candidate:
                 cards = [EMPEROR_CARD, *st.pool]
                 st.take(st.candidate, cards)
@@ -157,7 +165,7 @@ def _apply_emperor(st: GameState, action: Action) -> None:
         _fix_emperor(st, receiver)
         return
     extra = None
-    if mode in (Abdication.TO_PREV_WITH_TWO, Abdication.CLOCKWISE_WITH_TWO) and st.declines >= 1:
+    if mode in (Abdication.TO_PREV_WITH_TWO, *_CLOCKWISE) and st.declines >= 1:
         extra = _tribute_card(st, c)
     if _pass_card(st, c, (c + _direction(st)) % 5, extra):
         _emperor_turn(st)
@@ -220,8 +228,10 @@ def _start_play(st: GameState) -> None:
 
 
 def _call_choices(st: GameState) -> list[Action]:
+    """Call a card held three or four times, or declare open solo outright
+    (seed 002: "或是直接声明‘明独保’")."""
     assert st.emperor is not None
-    return [Action(A.CALL, (c,)) for c in callable_kinds(st.hands[st.emperor])]
+    return [*(Action(A.CALL, (c,)) for c in callable_kinds(st.hands[st.emperor])), _SOLO_OPEN]
 
 
 def legal(st: GameState) -> list[Action]:
@@ -238,6 +248,8 @@ def legal(st: GameState) -> list[Action]:
         return _call_choices(st)
     if stage is Stage.GUARD:
         if st.guard == st.emperor:
+            if st.rules.guard_mode is GuardMode.CALL:
+                return [_SOLO_HIDDEN]   # calling a card he holds four of is 暗独保 (seed 002)
             return [_SOLO_OPEN, _SOLO_HIDDEN]
         return [_GUARD_OPEN, _GUARD_HIDDEN]
     if stage is Stage.REBELLION:
@@ -272,7 +284,10 @@ def apply(st: GameState, action: Action) -> None:
             else:
                 _guard_stage(st)
     elif stage is Stage.CALL:
-        _apply_call(st, action.cards[0])
+        if action.kind is A.SOLO_OPEN:
+            _open_solo(st, seat, stolen=False)
+        else:
+            _apply_call(st, action.cards[0])
     elif stage is Stage.GUARD:
         _apply_guard(st, action)
     elif stage is Stage.REBELLION:
@@ -288,9 +303,16 @@ def _apply_call(st: GameState, card: Card) -> None:
     assert e is not None
     st.called = card
     held = st.hands[e][card]
-    st.events.append(Event("call", e, {"card": str(card)}))
     others = [s for s in range(5) if s != e and st.hands[s].get(card)]
-    st.guard = others[0] if others and held < 4 else e
+    st.guard = g = others[0] if others and held < 4 else e
+    if st.rules.called_card_high and g != e:
+        # 特画: the Guard's copy becomes a joker above 大王; only he learns it here.
+        st.take(g, (card,))
+        st.give(g, (TEHUA_CARD,))
+        st.events.append(Event("call", e, {"card": str(card)},
+                               {g: {"tehua": str(TEHUA_CARD)}}))
+    else:
+        st.events.append(Event("call", e, {"card": str(card)}))
     st.stage, st.to_act = Stage.GUARD, st.guard
 
 

@@ -1,4 +1,4 @@
-"""Rule options and the four presets (RULES.md §8).
+"""Rule options and the five presets (docs/rules.md §4, §5).
 
 Every regional difference between the source texts is an option of
 :class:`RuleSet`; a preset fixes all of them to match one source.
@@ -28,6 +28,7 @@ __all__ = [
     "OPTION_HELP",
     "PRESETS",
     "Abdication",
+    "ForcedCallRule",
     "GuardMode",
     "LeadAfterOut",
     "RuleError",
@@ -56,6 +57,16 @@ class Abdication(StrEnum):
     TO_PREV = "to_prev"
     TO_PREV_WITH_TWO = "to_prev_with_two"
     CLOCKWISE_WITH_TWO = "clockwise_with_two"
+    CLOCKWISE_THEN_TWO = "clockwise_then_two"
+
+
+class ForcedCallRule(StrEnum):
+    """Who must take the Emperor card under 逼位 (``forced_call``, docs/rules.md §6.1)."""
+
+    #: 有且只有3张同点数同花色的牌: some card held exactly three times
+    THREE_NOT_FOUR = "three_not_four"
+    #: the older reading: exactly one such card
+    ONE_SET_OF_THREE = "one_set_of_three"
 
 
 class StealRequirement(StrEnum):
@@ -78,6 +89,7 @@ class Scoring(StrEnum):
 
     SHANDONG = "shandong"
     PLACEMENT = "placement"
+    WURENJU = "wurenju"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +97,12 @@ class RuleSet:
     """All rule options.  Field names are the option names of RULES.md."""
 
     deck: Deck = Deck.SHANDONG165
+    hold_back_emperor_card: bool = True
     guard_mode: GuardMode = GuardMode.CARD
+    called_card_high: bool = False
     abdication: Abdication = Abdication.SKIP_TWO_IF_SOLO
     forced_call: bool = False
+    forced_call_rule: ForcedCallRule = ForcedCallRule.THREE_NOT_FOUR
     steal_solo: bool = True
     steal_solo_requires: StealRequirement = StealRequirement.NOTHING
     rebellion: bool = True
@@ -120,11 +135,17 @@ class RuleSet:
                                   or value < 0):
                 raise RuleError(f"rule option {f.name!r} takes a whole number ≥ 0, "
                                 f"not {value!r}")
+        if self.called_card_high and self.guard_mode is not GuardMode.CALL:
+            raise RuleError("rule option 'called_card_high' (特画) needs guard_mode=call: "
+                            "only a called card has a fourth copy")
+        if not self.hold_back_emperor_card and self.deck is not Deck.FULL:
+            raise RuleError("rule option 'hold_back_emperor_card' applies only to deck=full "
+                            "(the other decks are dealt out whole)")
 
     @classmethod
     def preset(cls, name: str) -> RuleSet:
         """One of the presets ``shandong`` (default), ``lianzhong_classic``,
-        ``lianzhong_simple``, ``seed001_216``."""
+        ``lianzhong_simple``, ``seed001_216``, ``wurenju``."""
         try:
             return PRESETS[name]
         except KeyError:
@@ -191,8 +212,10 @@ class RuleSet:
 
 
 _FIELD_TYPES: Final[dict[str, Any]] = {
-    "deck": Deck, "guard_mode": GuardMode, "abdication": Abdication,
-    "forced_call": bool, "steal_solo": bool, "steal_solo_requires": StealRequirement,
+    "deck": Deck, "hold_back_emperor_card": bool, "guard_mode": GuardMode,
+    "called_card_high": bool, "abdication": Abdication,
+    "forced_call": bool, "forced_call_rule": ForcedCallRule, "steal_solo": bool,
+    "steal_solo_requires": StealRequirement,
     "rebellion": bool, "kick": bool, "lead_after_out": LeadAfterOut, "scoring": Scoring,
     "tribute": bool, "kaopai": bool, "hold_sixes": bool, "jokers_with_twos": bool,
     "leave_penalty": int, "leave_ends_game": bool,
@@ -204,7 +227,7 @@ PRESETS: Final[dict[str, RuleSet]] = {
         deck=Deck.FULL, guard_mode=GuardMode.CALL, abdication=Abdication.TO_PREV,
         steal_solo=True,
         steal_solo_requires=StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL,
-        rebellion=False, kick=False),
+        rebellion=True, kick=False),
     "lianzhong_simple": RuleSet(
         deck=Deck.NO345, guard_mode=GuardMode.CARD,
         abdication=Abdication.TO_PREV_WITH_TWO, steal_solo=False, rebellion=True,
@@ -214,24 +237,38 @@ PRESETS: Final[dict[str, RuleSet]] = {
         abdication=Abdication.CLOCKWISE_WITH_TWO, steal_solo=False, rebellion=False,
         kick=False, lead_after_out=LeadAfterOut.APPLY, scoring=Scoring.PLACEMENT,
         tribute=True),
+    "wurenju": RuleSet(
+        deck=Deck.FULL, hold_back_emperor_card=False, guard_mode=GuardMode.CALL,
+        called_card_high=True, abdication=Abdication.CLOCKWISE_THEN_TWO, forced_call=True,
+        steal_solo=False, rebellion=False, kick=False, scoring=Scoring.WURENJU),
 }
 
 #: One line of help per option: (Chinese, English).
 OPTION_HELP: Final[dict[str, tuple[str, str]]] = {
     "deck": ("用牌：全部216张 / 去3、4、5共168张 / 山东165张",
              "cards used: all 216 / without 3-5 (168) / Shandong 165"),
+    "hold_back_emperor_card": ("216张时皇牌先留出，发完后随机给一人（联众）；关闭则全部发出",
+                               "216 cards: hold the Emperor card back and give it to a "
+                               "random seat after the deal (联众); off: deal all 216"),
     "guard_mode": ("定侍卫：固定保（侍卫牌）或叫侍卫（皇帝叫三张同牌）",
                    "guard: holder of the Guard card, or called by the Emperor"),
+    "called_card_high": ("特画：叫牌的第四张（小保）当王用，比大王还大（需叫侍卫）",
+                         "特画: the fourth copy of the called card (小保) is a joker above "
+                         "the big joker (needs guard_mode=call)"),
     "abdication": ("让位方式", "how the Emperor card may be passed on (abdication)"),
-    "forced_call": ("逼位：无人当皇帝时，只有一套三张同牌者必须当",
-                    "if all decline, a player with exactly one triple must take it"),
+    "forced_call": ("逼位：无人当皇帝时，有三张同牌者必须当",
+                    "if all decline, a player holding three of a card must take it"),
+    "forced_call_rule": ("逼位条件：有且只有3张同牌（不算4张）/ 只有一套三张",
+                         "who must take it: some card held exactly three times / "
+                         "exactly one such card"),
     "steal_solo": ("允许抢独", "others may claim to play alone (抢独)"),
     "steal_solo_requires": ("抢独条件", "what a 抢独 claimant must hold"),
     "rebellion": ("允许造反", "rebels may rebel (造反) against a hidden royal side"),
     "kick": ("允许踢", "kicks (踢) double the stake"),
     "lead_after_out": ("接风：队友 / 下家 / 申请",
                        "who leads after a player goes out: teammate / next / apply"),
-    "scoring": ("计分：山东 / 名次", "scoring: shandong table / placement points"),
+    "scoring": ("计分：山东 / 名次 / 五人局（胜平负）",
+                "scoring: shandong table / placement points / 五人局 win-draw-loss"),
     "tribute": ("进贡（连续对局）", "tribute between games of a match"),
     "kaopai": ("烤牌：可多挂王压王挂牌", "kaopai: beat joker plays with extra jokers"),
     "hold_sixes": ("憋6：6必须最后一手出完", "sixes only in the final play"),

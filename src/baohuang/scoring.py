@@ -1,4 +1,4 @@
-"""Scores (RULES.md §6) and tribute between the games of a match (进贡, §6.3).
+"""Scores (docs/rules.md §8) and tribute between the games of a match (进贡, §9).
 
 >>> import baohuang as bh
 >>> bh.settle([1, 3, 2, None, None], emperor=0, guard=2)   # Emperor 1st, Guard 2nd
@@ -7,6 +7,8 @@
 (-24, 6, 6, 6, 6)
 >>> bh.settle([1, 3, 2, None, None], emperor=0, guard=2, guard_open=True, rebels=(1,))
 (12, -12, 6, -6, -6)
+>>> bh.settle([1, 3, 2, None, None], emperor=0, guard=2, rules=bh.RuleSet.preset("wurenju"))
+(2, -1, 1, -1, -1)
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any, Literal
 from .cards import Card
 from .rules import RuleSet, Scoring
 
-__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "settle", "tribute_transfers"]
+__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "settle",
+           "tribute_transfers", "wurenju_outcome"]
 
 SoloKind = Literal["open", "hidden"]
 
@@ -37,16 +40,51 @@ def _check(places: Sequence[int | None], emperor: int, guard: int) -> None:
             raise ValueError(f"{name} must be a seat 0..4, not {seat}")
 
 
-def fill_places(places: Sequence[int | None], royal: Sequence[int]) -> list[int]:
+def fill_places(places: Sequence[int | None], royal: Sequence[int],
+                royal_first: bool = False) -> list[int]:
     """Complete places: players not out take the remaining places in the
-    order worst for their side (royal players take the worst ones)."""
-    free = sorted({1, 2, 3, 4, 5} - {p for p in places if p is not None}, reverse=True)
+    order worst for their side (royal players take the worst ones; with
+    ``royal_first`` the best ones)."""
+    free = sorted({1, 2, 3, 4, 5} - {p for p in places if p is not None},
+                  reverse=not royal_first)
     out = list(places)
     order = [s for s in royal if out[s] is None] + [s for s in range(5)
                                                     if out[s] is None and s not in royal]
     for seat in order:
         out[seat] = free.pop(0) if seat in royal else free.pop()
     return [p for p in out if p is not None]
+
+
+def wurenju_outcome(places: Sequence[int], emperor: int, guard: int,
+                    solo: bool = False) -> int:
+    """五人局 (``scoring: wurenju``, seed 000: "皇帝或者小保必须有跑第一的，剩下一个跑前三名
+    为胜，如果皇帝小保跑了2、3名为平，剩下情况为皇帝小保负"): 1 the royal side wins, 0 a
+    draw, -1 it loses.  A solo Emperor wins 1st, draws 2nd or 3rd (reading).
+
+    >>> wurenju_outcome([1, 4, 3, 2, 5], emperor=0, guard=2)
+    1
+    >>> wurenju_outcome([2, 1, 3, 4, 5], emperor=0, guard=2), wurenju_outcome(
+    ...     [1, 2, 4, 3, 5], emperor=0, guard=2)
+    (0, -1)
+    """
+    if solo:
+        place = places[emperor]
+        return 1 if place == 1 else 0 if place <= 3 else -1
+    pair = sorted((places[emperor], places[guard]))
+    return 1 if pair in ([1, 2], [1, 3]) else 0 if pair == [2, 3] else -1
+
+
+def decided(out: Sequence[int], emperor: int, guard: int, solo: bool) -> bool:
+    """Whether the 五人局 result is fixed once the seats ``out`` went out in
+    this order (the game then ends at once: "the game ending as soon as the
+    result is fixed")."""
+    places: list[int | None] = [None] * 5
+    for i, seat in enumerate(out):
+        places[seat] = i + 1
+    royal = (emperor,) if solo else (emperor, guard)
+    return (wurenju_outcome(fill_places(places, royal), emperor, guard, solo)
+            == wurenju_outcome(fill_places(places, royal, royal_first=True),
+                               emperor, guard, solo))
 
 
 def settle(places: Sequence[int | None], emperor: int, guard: int, *,
@@ -85,7 +123,9 @@ def settle(places: Sequence[int | None], emperor: int, guard: int, *,
         stake *= 2
     stake *= 2 ** kicks
     e_place = full[emperor]
-    if solo == "open":
+    if rules.scoring is Scoring.WURENJU:
+        per_rebel = -wurenju_outcome(full, emperor, guard, solo is not None)
+    elif solo == "open":
         per_rebel = -6 if e_place == 1 else 6
     elif solo == "hidden":
         per_rebel = -3 if e_place == 1 else 0 if e_place == 2 else 3

@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from .actions import Action
-from .cards import EMPEROR_CARD, GUARD_CARD, Card, Deck, make_deck
+from .cards import EMPEROR_CARD, GUARD_CARD, RANK_SLOTS, TEHUA_CARD, Card, Deck, make_deck
 from .events import Event
 from .rules import GuardMode, RuleSet
 from .scoring import SoloKind, TributeBasis, tribute_transfers
@@ -51,6 +51,7 @@ _PLAY: Final = Stage.PLAY
 _CARD_MODE: Final = GuardMode.CARD
 _NO_CARDS: Final[frozenset[Card]] = frozenset()
 _GUARD_CARD_ONLY: Final = frozenset((GUARD_CARD,))
+_TEHUA_ONLY: Final = frozenset((TEHUA_CARD,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,8 @@ def callable_kinds(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
 
 
 def triples(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
-    """Callable cards held exactly three times (逼位 counts these)."""
+    """Callable cards held exactly three times (逼位 counts these: "有且只有3张同点数
+    同花色的牌")."""
     return [c for c, n in hand.items() if n == 3 and (c >> 4) < 15]
 
 
@@ -99,7 +101,7 @@ class GameState:
     tribute: TributeBasis | None
     deal_no: int = 0
     hands: list[Counter[Card]] = field(default_factory=lambda: [Counter() for _ in SEATS])
-    counts: list[list[int]] = field(default_factory=lambda: [[0] * 18 for _ in SEATS])
+    counts: list[list[int]] = field(default_factory=lambda: [[0] * RANK_SLOTS for _ in SEATS])
     stage: Stage = Stage.EMPEROR
     to_act: int | None = None
     events: list[Event] = field(default_factory=list)
@@ -121,7 +123,7 @@ class GameState:
     kicks: int = 0
     # play
     leader: int | None = None
-    last: tuple[int, tuple[int, int, int, int], tuple[Card, ...]] | None = None
+    last: tuple[int, tuple[int, int, int, int, int], tuple[Card, ...]] | None = None
     passes: int = 0
     applicant: int | None = None
     out: list[int] = field(default_factory=list)
@@ -199,13 +201,13 @@ class GameState:
         tribute, and find the Emperor candidate."""
         rng = random.Random(f"baohuang/{self.seed}/{self.deal_no}")
         cards = make_deck(self.rules.deck)
-        held_back = self.rules.deck is Deck.FULL
+        held_back = self.rules.deck is Deck.FULL and self.rules.hold_back_emperor_card
         if held_back:
             cards.remove(EMPEROR_CARD)
         rng.shuffle(cards)
         # Card i goes to seat dealer + i: each seat's cards in the order dealt.
         self.hands = [Counter(cards[(seat - self.dealer) % 5::5]) for seat in SEATS]
-        self.counts = [[0] * 18 for _ in SEATS]
+        self.counts = [[0] * RANK_SLOTS for _ in SEATS]
         for hand, counts in zip(self.hands, self.counts, strict=True):
             for card, k in hand.items():
                 counts[card >> 4] += k
@@ -248,6 +250,8 @@ class GameState:
             return _NO_CARDS
         if self.rules.guard_mode is _CARD_MODE:
             return _GUARD_CARD_ONLY
+        if self.rules.called_card_high and seat != self.emperor:
+            return _TEHUA_ONLY      # his copy of the called card became 特画
         return frozenset((self.called,)) if self.called is not None else _NO_CARDS
 
     def in_play(self, seat: int) -> bool:

@@ -28,7 +28,7 @@ import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..cards import Card, Deck, make_deck
+from ..cards import Card, Deck, Rank, make_deck
 from ..plays import Shape
 from ..rules import RuleSet
 
@@ -36,8 +36,11 @@ __all__ = [
     "BJ_VALUE",
     "SJ_VALUE",
     "Table",
+    "bot_shape",
     "deck_counts",
     "hand_strength",
+    "rank_counts_of",
+    "rank_of",
     "shape_of",
 ]
 
@@ -48,6 +51,33 @@ SIX = 6
 #: What a big / small joker is worth in :meth:`Table.cost`, in lost leads.
 BJ_VALUE = 0.9
 SJ_VALUE = 0.6
+
+
+_TH = int(Rank.TEHUA)
+_BJ = int(Rank.BIG_JOKER)
+
+
+def rank_of(card: Card) -> int:
+    """The rank value the bots' estimates count ``card`` at: its own, except
+    the 特画 (``called_card_high``), which they count as a big joker — it beats
+    all that a big joker beats.  (The legal actions always come from the
+    engine, which knows the 特画 exactly.)"""
+    r = card >> 4
+    return _BJ if r == _TH else r
+
+
+def bot_shape(shape: Shape) -> tuple[int, int, int, int]:
+    """``(rank, n, sj, bj)`` of a play as the bots' estimates see it (the 特画
+    as one more big joker, as in :func:`rank_of`)."""
+    return (shape[0], shape[1], shape[2], shape[3] + shape[4])
+
+
+def rank_counts_of(cards: Iterable[Card]) -> list[int]:
+    """Counts by :func:`rank_of` (indices 3..17; 16 = SJ, 17 = BJ)."""
+    counts = [0] * 18
+    for c in cards:
+        counts[rank_of(c)] += 1
+    return counts
 
 
 @lru_cache(maxsize=8)
@@ -67,7 +97,7 @@ def shape_of(cards: Iterable[Card]) -> Shape:
     """The shape of a legal play's cards (no checks)."""
     rank = n = sj = bj = 0
     for c in cards:
-        r = c >> 4
+        r = rank_of(c)
         if r == BJ:
             bj += 1
         elif r == SJ:
@@ -173,16 +203,16 @@ class Table:
         spread over four other seats of ``hand_size`` cards each."""
         counts = list(deck_counts(rules.deck))
         for c in hand:
-            counts[c >> 4] -= 1
+            counts[rank_of(c)] -= 1
         for c in played:
-            counts[c >> 4] -= 1
+            counts[rank_of(c)] -= 1
         size = hand_size if hand_size is not None else sum(counts) // 4
         return cls(counts, [(s, size) for s in range(1, 5)], rules)
 
     def beaten_by(self, shape: Shape, index: int) -> float:
         """The chance that other seat number ``index`` (in ``others``) can
         beat ``shape``."""
-        r, n, x, y = shape
+        r, n, x, y = bot_shape(shape)
         key = (index, r, n, x, y)
         cached = self._cache.get(key)
         if cached is not None:
@@ -254,8 +284,6 @@ class Table:
 def hand_strength(hand: Sequence[Card], rules: RuleSet, hand_size: int | None = None) -> float:
     """A dealt hand's strength: minus :meth:`Table.cost` at the deal, so
     higher is better (about −8 for a poor hand, above 0 for a very strong one)."""
-    counts = [0] * 18
-    for c in hand:
-        counts[c >> 4] += 1
+    counts = rank_counts_of(hand)
     table = Table.for_hand(hand, rules, hand_size)
     return -table.cost(counts)

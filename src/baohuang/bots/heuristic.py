@@ -55,7 +55,17 @@ from ..plays import Shape
 from ..rules import RuleSet
 from ..views import View
 from .base import register
-from .hand_eval import BJ_VALUE, SJ_VALUE, Table, deck_counts, hand_strength, shape_of
+from .hand_eval import (
+    BJ_VALUE,
+    SJ_VALUE,
+    Table,
+    bot_shape,
+    deck_counts,
+    hand_strength,
+    rank_counts_of,
+    rank_of,
+    shape_of,
+)
 from .inference import current_events, guard_probabilities
 
 __all__ = ["HeuristicBot", "Params", "partner_probabilities"]
@@ -242,15 +252,13 @@ class _Play:
         me = view.seat
         assert me is not None
         self.me = me
-        counts = [0] * 18
-        for c in view.hand:
-            counts[c >> 4] += 1
+        counts = rank_counts_of(view.hand)
         self.counts = counts
         unseen = list(deck_counts(self.rules.deck))
         for c in view.hand:
-            unseen[c >> 4] -= 1
+            unseen[rank_of(c)] -= 1
         for c in view.played:
-            unseen[c >> 4] -= 1
+            unseen[rank_of(c)] -= 1
         out = set(view.out)
         self.in_play = [s for s in range(5) if s not in out]
         others = [(s, view.hand_counts[s]) for s in self.in_play if s != me]
@@ -281,7 +289,7 @@ class _Play:
     # -- evaluation -------------------------------------------------------
     def delta(self, shape: Shape) -> float:
         """How much cost the play of ``shape`` removes from the hand."""
-        r, n, x, y = shape
+        r, n, x, y = bot_shape(shape)
         d = -(BJ_VALUE + self.premium) * y - (SJ_VALUE + self.premium) * x
         if n:
             before = self.base_cost[r]

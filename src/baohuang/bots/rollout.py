@@ -3,11 +3,14 @@
 No :class:`~baohuang.actions.Action` objects and no events: each seat is a
 list of 18 rank counts (indices 3..17, 16 = SJ, 17 = BJ), a play is a shape
 tuple ``(rank, n, sj, bj)``.  The simulator follows the play rules of
-RULES.md §5 exactly as :mod:`baohuang.playphase` does — rounds, soft
+docs/rules.md §7 exactly as :mod:`baohuang.playphase` does — rounds, soft
 passes, 接风 (``lead_after_out``: teammate, next, apply), the early end of a
 game, 憋6 (``hold_sixes``), 烤牌 (``kaopai``), 不可以用2配牌
 (``jokers_with_twos``) — and settles the result with
-:func:`baohuang.scoring.settle`.
+:func:`baohuang.scoring.settle`.  One approximation: the 特画
+(``called_card_high``) is counted as a big joker
+(:func:`baohuang.bots.hand_eval.rank_of`), so a play holding it is never beaten
+here either, but here it does not beat a big joker.
 
 Every seat is played by one fast greedy policy (:class:`RolloutPolicy`): a
 leader leads his lowest group (or his whole hand when it is one play); a
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 
 from ..plays import Shape, follow_shapes, shape_beats
 from ..rules import LeadAfterOut, RuleSet, Scoring
-from ..scoring import SoloKind, settle
+from ..scoring import SoloKind, decided, settle
 
 __all__ = ["PlayState", "RolloutPolicy", "Shape4", "Simulator"]
 
@@ -46,7 +49,7 @@ __all__ = ["PlayState", "RolloutPolicy", "Shape4", "Simulator"]
 Shape4 = tuple[int, int, int, int]
 
 SJ, BJ, TWO, SIX = 16, 17, 15, 6
-_TEAMS, _OPEN_SOLO, _HIDDEN_SOLO, _PLACEMENT = 0, 1, 2, 3
+_TEAMS, _OPEN_SOLO, _HIDDEN_SOLO, _PLACEMENT, _WURENJU = 0, 1, 2, 3, 4
 
 
 @dataclass(slots=True)
@@ -106,7 +109,8 @@ class Simulator:
         self._jw2 = rules.jokers_with_twos
         self._lead_mode = {LeadAfterOut.TEAMMATE: 0, LeadAfterOut.NEXT: 1,
                            LeadAfterOut.APPLY: 2}[rules.lead_after_out]
-        self._end = _PLACEMENT if rules.scoring is Scoring.PLACEMENT else _TEAMS
+        self._end = {Scoring.PLACEMENT: _PLACEMENT, Scoring.WURENJU: _WURENJU}.get(
+            rules.scoring, _TEAMS)
 
     # -- building states -------------------------------------------------------
     def opening(self, counts: Sequence[Sequence[int]], emperor: int, guard: int,
@@ -193,6 +197,8 @@ class Simulator:
         out = st.out
         if self._end == _PLACEMENT:
             return len(out) >= 4
+        if self._end == _WURENJU:
+            return decided(out, st.emperor, st.guard, st.solo is not None)
         if st.solo == "open":
             return len(out) >= 1
         if st.solo == "hidden":

@@ -50,11 +50,12 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from ..cards import EMPEROR_CARD, GUARD_CARD, Card, make_deck, parse_card
+from ..cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card, make_deck, parse_card
 from ..rules import Abdication, GuardMode, RuleSet, StealRequirement
 from ..scoring import SoloKind
 from ..state import callable_kinds, four_identical
 from ..views import View
+from .hand_eval import rank_counts_of
 
 __all__ = ["DealSampler", "SamplerError", "World", "current_deal_events"]
 
@@ -86,10 +87,7 @@ class World:
 
     def counts(self, seat: int) -> list[int]:
         """Rank counts of ``seat``'s hand (indices 3..17)."""
-        out = [0] * 18
-        for c in self.hands[seat]:
-            out[c >> 4] += 1
-        return out
+        return rank_counts_of(self.hands[seat])
 
 
 @dataclass(slots=True)
@@ -177,9 +175,13 @@ class DealSampler:
             self.called = view.called
         if view.solo is not None:
             self.solo = "open" if view.solo == "open" else "hidden"
+        # The 特画 is the Guard's copy of the called card: sampled as that copy,
+        # and made 特画 again in the Guard's hand of each deal (_deal).
+        self.hand = self._plain(view.hand)
+        played = self._plain(view.played)
         deck = Counter(make_deck(self.rules.deck))
-        self.unknown = deck - Counter(view.hand) - Counter(view.played)
-        missing = (Counter(view.hand) + Counter(view.played)) - deck
+        self.unknown = deck - Counter(self.hand) - Counter(played)
+        missing = (Counter(self.hand) + Counter(played)) - deck
         if missing:
             raise SamplerError(f"the view shows cards the deck does not have: "
                                f"{' '.join(str(c) for c in missing.elements())}")
@@ -192,6 +194,13 @@ class DealSampler:
         if not self.hypotheses:
             raise SamplerError("no placement of the Guard agrees with the view")
         self._cumulative = list(accumulate(h.weight for h in self.hypotheses))
+
+    def _plain(self, cards: Sequence[Card]) -> tuple[Card, ...]:
+        """``cards`` with the 特画 read as the copy of the called card it was."""
+        called = self.called
+        if called is None or TEHUA_CARD not in cards:
+            return tuple(cards)
+        return tuple(called if c == TEHUA_CARD else c for c in cards)
 
     # -- reading the view ----------------------------------------------------
     def _read_events(self) -> None:
@@ -262,7 +271,8 @@ class DealSampler:
                         self.steal_check = (seat, Counter())
                 self.emperor = seat
                 self.guard_known = seat
-                self.early_open_solo = not from_guard_stage
+                # in call mode an open solo is declared instead of calling
+                self.early_open_solo = not from_guard_stage or not card_mode
                 if from_guard_stage and card_mode:
                     self.sj_holder = seat
             elif kind == "call":
@@ -280,7 +290,7 @@ class DealSampler:
                     self.solo = ev["solo"]
             elif kind == "play":
                 assert isinstance(seat, int)
-                cards = _cards(ev["cards"])
+                cards = list(self._plain(_cards(ev["cards"])))
                 _remove(held[seat], cards)
                 if self.steal_check is not None and seat == self.steal_check[0]:
                     self.steal_check[1].update(cards)
@@ -316,10 +326,10 @@ class DealSampler:
         if self.guard_known is not None:
             return [(self.guard_known, self._solo_for(self.guard_known))]
         if e == me:
-            if view.hand.count(called) + self.called_by_emperor >= self._copies(called):
+            if self.hand.count(called) + self.called_by_emperor >= self._copies(called):
                 return [(me, self._solo_for(me))]
             return [(s, None) for s in SEATS if s != me]
-        if called in view.hand:
+        if called in self.hand:
             return [(me, None)]
         return [(s, self._solo_for(s)) for s in SEATS if s != me]
 
@@ -379,7 +389,7 @@ class DealSampler:
                 weight_seat = guard
             for seat, k in list(exact.items()):
                 if seat == me:
-                    if view.hand.count(called) != k:
+                    if self.hand.count(called) != k:
                         return None
                     del exact[seat]
                 elif k < 0:
@@ -450,6 +460,10 @@ class DealSampler:
             hand = dealt[s] + pool[at:at + k]
             at += k
             hand.extend(hyp.need[s].elements())
+            if s == hyp.guard and s != self.emperor and self.called in hand and \
+                    self.rules.called_card_high:
+                hand.remove(self.called)
+                hand.append(TEHUA_CARD)
             hand.sort()
             hands.append(tuple(hand))
         return World(tuple(hands), self.emperor, hyp.guard, hyp.solo)

@@ -72,6 +72,7 @@ from ..rules import GuardMode, RuleSet
 from ..state import GameState, Stage
 from ..views import View
 from .base import Bot, make_bot, register, register_budget
+from .hand_eval import bot_shape, rank_counts_of
 from .hosted import hosted_action
 from .rollout import PlayState, RolloutPolicy, Shape4, Simulator
 from .sampler import DealSampler, SamplerError, World, current_deal_events
@@ -262,7 +263,7 @@ class SearchBot:
                     shape = classify(action.cards, rules)
                 except InvalidPlay:
                     continue
-                key: Shape4 | None = (shape.rank, shape.n, shape.sj, shape.bj)
+                key: Shape4 | None = bot_shape(shape)
                 shows = sum(1 for c in action.cards if c in special)
                 if (key not in by_shape or shows < reveal[key]
                         or (shows == reveal[key] and action == anchor)):
@@ -274,9 +275,7 @@ class SearchBot:
                 extra.append(_Arm(action, None, ask_lead=True))
         arms = list(by_shape.values())
         if len(arms) + len(extra) > self.max_arms:
-            counts = [0] * 18
-            for c in view.hand:
-                counts[c >> 4] += 1
+            counts = rank_counts_of(view.hand)
             size = len(view.hand)
             arms.sort(key=lambda a: (a.action != anchor, _prior(a.shape, counts, size)))
             arms = arms[:self.max_arms - len(extra)]
