@@ -50,11 +50,11 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from ..cards import EMPEROR_CARD, GUARD_CARD, Card, make_deck, parse_card
-from ..rules import Abdication, GuardMode, RuleSet, StealRequirement
-from ..scoring import SoloKind
-from ..state import callable_kinds, four_identical
-from ..views import View
+from ...cards import EMPEROR_CARD, GUARD_CARD, Card, make_deck, parse_card
+from ...rules import Abdication, GuardMode, RuleSet, StealRequirement
+from ...scoring import SoloKind
+from ...state import callable_kinds, four_identical
+from ...views import View
 
 __all__ = ["DealSampler", "SamplerError", "World", "current_deal_events"]
 

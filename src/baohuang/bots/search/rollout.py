@@ -36,9 +36,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..plays import Shape, follow_shapes, shape_beats
-from ..rules import LeadAfterOut, RuleSet, Scoring
-from ..scoring import SoloKind, settle
+from ...plays import Shape, follow_shapes, shape_beats
+from ...rules import LeadAfterOut, RuleSet, Scoring
+from ...scoring import SoloKind, settle
 
 __all__ = ["PlayState", "RolloutPolicy", "Shape4", "Simulator"]
 

@@ -13,9 +13,9 @@ from helpers import random_state, swapped
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Stage
 from baohuang.bots import Bot, SearchBot, hosted_action, make_bot
-from baohuang.bots.rollout import RolloutPolicy, Simulator
-from baohuang.bots.sampler import DealSampler
-from baohuang.bots.search import _RoleFacts
+from baohuang.bots.search.rollout import RolloutPolicy, Simulator
+from baohuang.bots.search.sampler import DealSampler
+from baohuang.bots.search.search import _RoleFacts
 from baohuang.playphase import materialize
 from baohuang.plays import Shape, classify
 from baohuang.roles import legal as role_legal

@@ -64,15 +64,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import roles
-from ..actions import Action, ActionKind
-from ..cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
-from ..plays import InvalidPlay, classify
-from ..rules import GuardMode, RuleSet
-from ..state import GameState, Stage
-from ..views import View
-from .base import Bot, make_bot, register, register_budget
-from .hosted import hosted_action
+from ... import roles
+from ...actions import Action, ActionKind
+from ...cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
+from ...plays import InvalidPlay, classify
+from ...rules import GuardMode, RuleSet
+from ...state import GameState, Stage
+from ...views import View
+from ..base import Bot, make_bot, register, register_budget
+from ..hosted import hosted_action
 from .rollout import PlayState, RolloutPolicy, Shape4, Simulator
 from .sampler import DealSampler, SamplerError, World, current_deal_events
 
