@@ -41,8 +41,8 @@ from .tournament_cli import tournament_command  # noqa: E402
 app.command("tournament")(tournament_command)
 
 
-# `baohuang play` (one human seat against four bots in the terminal): terminal.py
-from .terminal import play_command  # noqa: E402
+# `baohuang play` (one human seat against four bots in the terminal): terminal/app.py
+from .terminal.app import play_command  # noqa: E402
 
 app.command("play")(play_command)
 

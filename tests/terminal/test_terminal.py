@@ -24,8 +24,8 @@ import baohuang as bh
 from baohuang import Action, ActionKind, Game, Match, RuleSet, Stage
 from baohuang.bots import hosted_action, make_bot
 from baohuang.bots.base import UnknownBot
-from baohuang.terminal import Prompter, Session, bot_seed, build_rules
-from baohuang.terminal_input import (
+from baohuang.terminal.app import Prompter, Session, bot_seed, build_rules
+from baohuang.terminal.input import (
     AskLead,
     BadInput,
     Cards,
@@ -41,8 +41,8 @@ from baohuang.terminal_input import (
     parse_choice,
     parse_play_input,
 )
-from baohuang.terminal_text import EVENT_HANDLERS, Lang, Text, describe_event, plain
-from baohuang.terminal_view import hand_groups, hint_actions
+from baohuang.terminal.text import EVENT_HANDLERS, Lang, Text, describe_event, plain
+from baohuang.terminal.view import hand_groups, hint_actions
 
 A = ActionKind
 PRESETS = list(bh.PRESETS)

@@ -3,7 +3,7 @@ decision asks, how each choice is named, which words pick it, and the help
 of the play prompt.
 
 >>> import baohuang as bh
->>> from baohuang.terminal_text import Lang, Text, plain
+>>> from baohuang.terminal.text import Lang, Text, plain
 >>> game = bh.Game.new(seed=0)
 >>> view = game.view(game.to_act)
 >>> [plain(choice_label(a, view, Text(Lang.EN, view.seat))) for a in view.legal_actions]
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from rich.markup import escape
 
-from .actions import Action, ActionKind
-from .state import Stage
-from .terminal_text import TERMS, Text, cards_markup
-from .terminal_view import PublicMarks, grid
-from .views import View
+from ..actions import Action, ActionKind
+from ..state import Stage
+from ..views import View
+from .text import TERMS, Text, cards_markup
+from .view import PublicMarks, grid
 
 __all__ = ["HELP_KEYS", "abdicate_target", "choice_aliases", "choice_label", "help_lines",
            "question"]

@@ -23,10 +23,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text as RichText
 
-from .actions import Action, ActionKind
-from .cards import GUARD_CARD, Card, Rank
-from .terminal_text import Text, card_style, cards_markup
-from .views import View
+from ..actions import Action, ActionKind
+from ..cards import GUARD_CARD, Card, Rank
+from ..views import View
+from .text import Text, card_style, cards_markup
 
 __all__ = [
     "PublicMarks",
@@ -84,7 +84,7 @@ def grid(rows: Sequence[Sequence[str]], justify: str, gap: int = 2,
     """Rows of markup cells as aligned lines (``justify``: one of ``l r c``
     per column).  Widths count terminal cells, so Chinese text lines up.
 
-    >>> from baohuang.terminal_text import plain
+    >>> from baohuang.terminal.text import plain
     >>> print(plain(grid([["#", "name"], ["10", "皇帝"]], "rl")))
      #  name
     10  皇帝
@@ -137,7 +137,7 @@ def suits_lines(hand: Sequence[Card]) -> list[str]:
     """The hand card by card with suits, one rank per line (markup).
 
     >>> from baohuang import parse_cards
-    >>> from baohuang.terminal_text import plain
+    >>> from baohuang.terminal.text import plain
     >>> [plain(line) for line in suits_lines(parse_cards("9s 9h BJ*"))]
     ['BJ : BJ*', '9  : 9h 9s']
     """

@@ -33,15 +33,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text as RichText
 
-from .actions import Action, ActionKind
-from .bots import Bot, hosted_action, make_bot
-from .bots.base import UnknownBot
-from .cards import CardParseError, parse_card, parse_cards
-from .game import Game
-from .match import Match
-from .rules import RuleError, RuleSet
-from .state import IllegalAction, Stage
-from .terminal_input import (
+from ..actions import Action, ActionKind
+from ..bots import Bot, hosted_action, make_bot
+from ..bots.base import UnknownBot
+from ..cards import CardParseError, parse_card, parse_cards
+from ..game import Game
+from ..match import Match
+from ..rules import RuleError, RuleSet
+from ..state import IllegalAction, Stage
+from ..views import View
+from .input import (
     AskLead,
     BadInput,
     Cards,
@@ -57,8 +58,8 @@ from .terminal_input import (
     parse_choice,
     parse_play_input,
 )
-from .terminal_text import Lang, Text, describe_event, grouped_markup
-from .terminal_view import (
+from .text import Lang, Text, describe_event, grouped_markup
+from .view import (
     PublicMarks,
     hand_table,
     hint_actions,
@@ -68,8 +69,7 @@ from .terminal_view import (
     suits_lines,
     totals_table,
 )
-from .terminal_words import choice_aliases, choice_label, help_lines, question
-from .views import View
+from .words import choice_aliases, choice_label, help_lines, question
 
 __all__ = ["Prompter", "QuitGame", "Session", "bot_seed", "build_rules", "play_command"]
 
