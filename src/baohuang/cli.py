@@ -35,8 +35,8 @@ def rules_command() -> None:
     Console().print(table)
 
 
-# `baohuang tournament` (duplicate tournaments between bots): tournament_cli.py
-from .tournament_cli import tournament_command  # noqa: E402
+# `baohuang tournament` (duplicate tournaments between bots): tournament/cli.py
+from .tournament.cli import tournament_command  # noqa: E402
 
 app.command("tournament")(tournament_command)
 

@@ -38,7 +38,7 @@ finished game; the role of a seat is read from the game's
 an Emperor playing alone).  Deals are independent, so a tournament gives the
 same numbers with any number of worker processes or on a Ray cluster.
 
->>> from baohuang.tournament import Tournament
+>>> from baohuang.tournament.core import Tournament
 >>> from baohuang import RuleSet
 >>> t = Tournament(["hosted", "random"], deals=2, seed=1,
 ...                rules=RuleSet().with_option("rebellion=off"), inference=False)
@@ -59,27 +59,26 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from .bots import Bot, make_bot
-from .bots.base import is_bot, unknown_bot
-from .game import Game
-from .rules import RuleSet
-from .state import Stage
-from .tournament_stats import (
-    GuardTally,
-    Timing,
+from ..bots import Bot, make_bot
+from ..bots.base import is_bot, unknown_bot
+from ..game import Game
+from ..rules import RuleSet
+from ..state import Stage
+from ..views import View
+from .records import DealResult, GameSummary, GuardTally, Timing
+from .stats import (
     TournamentReport,
     build_report,
     role_of,
     tally_guard,
     uniform_base,
 )
-from .views import View
 
 __all__ = [
     "FORMATS",
-    "DealResult",
-    "GameSummary",
+    "Executor",
     "GuardInference",
     "Tournament",
     "TournamentError",
@@ -88,6 +87,8 @@ __all__ = [
     "guard_inference",
     "labels_for",
     "play_deal",
+    "play_deals",
+    "play_here",
 ]
 
 SEATS = range(5)
@@ -152,27 +153,6 @@ def labels_for(names: Sequence[str]) -> list[str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class GameSummary:
-    """One finished game of a deal: who sat where, the scores, the roles."""
-
-    lineup: tuple[int, ...]
-    scores: tuple[int, ...]
-    roles: tuple[str, ...]
-    rounds: int
-
-
-@dataclass(slots=True)
-class DealResult:
-    """Everything one deal contributes to a tournament (small and picklable)."""
-
-    deal: int
-    game_seed: int
-    games: list[GameSummary] = field(default_factory=list)
-    guard: GuardTally = field(default_factory=dict)
-    timing: list[Timing] = field(default_factory=list)
-
-
 Inference = Callable[[View], Sequence[float]]
 
 
@@ -188,7 +168,7 @@ def guard_inference() -> GuardInference | None:
     """``bots.inference.guard_probabilities`` (and ``base_probabilities``)
     if that module exists."""
     try:
-        from .bots import inference
+        from ..bots import inference
     except ImportError:
         return None
     fn = getattr(inference, "guard_probabilities", None)
@@ -335,18 +315,35 @@ class Tournament:
         load, large enough to keep the overhead per task small."""
         return max(1, min(20, math.ceil(self.deals / (8 * max(1, workers)))))
 
-    def run(self, jobs: int = 1, *, ray_address: str | None = None,
+    def run(self, executor: Executor | None = None, *,
             progress: Progress | None = None) -> TournamentReport:
-        """Play every deal (``jobs`` local processes, or Ray tasks at
-        ``ray_address``) and summarise.  The report does not depend on how the
-        deals were spread over workers."""
-        from .tournament_exec import run_local, run_ray
-        if ray_address is not None:
-            results = run_ray(self, ray_address, progress)
-        else:
-            results = run_local(self, jobs, progress)
+        """Play every deal with ``executor`` (default: :func:`play_here`, in this
+        process; :mod:`.execute` has worker processes and Ray) and summarise.  The
+        report does not depend on how the deals were spread over workers."""
+        results = (executor or play_here)(self, progress)
         results.sort(key=lambda r: r.deal)
         if [r.deal for r in results] != list(range(self.deals)):
             raise TournamentError("some deals are missing from the workers' results")
         return build_report(self.labels, self.seed, self.rules, self.deals, results,
                             inference=self.inference, format=self.format)
+
+
+#: How a tournament's deals are played: the results of every deal, in any order
+#: (reporting progress as deals finish).
+Executor = Callable[[Tournament, "Progress | None"], list[DealResult]]
+
+
+def task_args(t: Tournament, deals: range) -> tuple[Any, ...]:
+    """The arguments of :func:`play_deals` for ``deals`` of ``t``."""
+    return (t.bots, t.rules, t.seed, list(deals), t.inference_every if t.inference else 0,
+            t.timing, t.format)
+
+
+def play_here(t: Tournament, progress: Progress | None) -> list[DealResult]:
+    """Play every deal of ``t`` in this process, one range of deals after another."""
+    results: list[DealResult] = []
+    for deals in chunks(t.deals, t.chunk_size(1)):
+        results.extend(play_deals(*task_args(t, deals)))
+        if progress is not None:
+            progress(len(deals))
+    return results

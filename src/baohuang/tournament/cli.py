@@ -14,10 +14,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .bots.base import UnknownBot
-from .rules import RuleError, RuleSet
-from .tournament import FORMATS, Tournament, TournamentError
-from .tournament_stats import ROLES, RoleStats, TournamentReport, inference_row
+from ..bots.base import UnknownBot
+from ..rules import RuleError, RuleSet
+from .core import FORMATS, Tournament, TournamentError
+from .execute import local, on_ray
+from .stats import ROLES, RoleStats, TournamentReport, inference_row
 
 __all__ = ["render", "tournament_command"]
 
@@ -157,6 +158,7 @@ def tournament_command(
         raise typer.BadParameter(str(exc), param_hint="--bots") from None
     except TournamentError as exc:
         raise typer.BadParameter(str(exc), param_hint="--bots") from None
+    executor = local(jobs) if ray is None else on_ray(ray)
     err = Console(stderr=True)
     show = not as_json and sys.stderr.isatty()
     try:
@@ -164,10 +166,9 @@ def tournament_command(
             with Progress(TextColumn("deals"), BarColumn(), MofNCompleteColumn(),
                           TimeRemainingColumn(), console=err, transient=True) as bar:
                 task = bar.add_task("deals", total=deals)
-                report = t.run(jobs, ray_address=ray,
-                               progress=lambda k: bar.advance(task, k))
+                report = t.run(executor, progress=lambda k: bar.advance(task, k))
         else:
-            report = t.run(jobs, ray_address=ray)
+            report = t.run(executor)
     except TournamentError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None

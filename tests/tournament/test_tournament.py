@@ -19,7 +19,7 @@ from baohuang import RuleSet
 from baohuang.bots import SearchBot, make_bot
 from baohuang.bots.base import UnknownBot
 from baohuang.cli import app
-from baohuang.tournament import (
+from baohuang.tournament.core import (
     Tournament,
     TournamentError,
     arrangements,
@@ -27,7 +27,9 @@ from baohuang.tournament import (
     guard_inference,
     play_deal,
 )
-from baohuang.tournament_stats import ROLES, Timing, TournamentReport, mean_ci
+from baohuang.tournament.execute import local
+from baohuang.tournament.records import Timing
+from baohuang.tournament.stats import ROLES, TournamentReport, mean_ci
 
 runner = CliRunner()
 
@@ -85,7 +87,7 @@ def test_same_seed_same_results_and_different_seed_different_deals(
 
 
 def test_two_jobs_give_the_same_report_as_one(small: TournamentReport) -> None:
-    two = Tournament(["hosted", "random"], deals=3, seed=1).run(jobs=2)
+    two = Tournament(["hosted", "random"], deals=3, seed=1).run(local(2))
     assert two.to_dict() == small.to_dict()
 
 

@@ -1,7 +1,7 @@
 """Where a tournament's deals are played: in this process, in local worker
 processes (``--jobs``), or as Ray tasks on a cluster (``--ray``, the
 optional ``ray`` extra).  Each task plays a range of deals and returns their
-:class:`~baohuang.tournament.DealResult`; the caller sorts them by deal."""
+:class:`~baohuang.tournament.records.DealResult`; the caller sorts them by deal."""
 
 from __future__ import annotations
 
@@ -9,14 +9,21 @@ import importlib
 import logging
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .tournament import DealResult, Progress, TournamentError, chunks, play_deals
+from .core import (
+    Executor,
+    Progress,
+    Tournament,
+    TournamentError,
+    chunks,
+    play_deals,
+    play_here,
+    task_args,
+)
+from .records import DealResult
 
-if TYPE_CHECKING:
-    from .tournament import Tournament
-
-__all__ = ["default_jobs", "run_local", "run_ray"]
+__all__ = ["default_jobs", "local", "on_ray", "run_local", "run_ray"]
 
 
 def default_jobs() -> int:
@@ -27,25 +34,30 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _task_args(t: Tournament, deals: range) -> tuple[Any, ...]:
-    return (t.bots, t.rules, t.seed, list(deals), t.inference_every if t.inference else 0,
-            t.timing, t.format)
+def local(jobs: int) -> Executor:
+    """The executor that plays with ``jobs`` local processes (1: in this process)."""
+    def play(t: Tournament, progress: Progress | None) -> list[DealResult]:
+        return run_local(t, jobs, progress)
+    return play
+
+
+def on_ray(address: str) -> Executor:
+    """The executor that plays as Ray tasks on the cluster at ``address``."""
+    def play(t: Tournament, progress: Progress | None) -> list[DealResult]:
+        return run_ray(t, address, progress)
+    return play
 
 
 def run_local(t: Tournament, jobs: int, progress: Progress | None) -> list[DealResult]:
     """Play every deal with ``jobs`` processes (1: in this process)."""
     if jobs < 1:
         raise TournamentError(f"jobs must be at least 1, not {jobs}")
-    results: list[DealResult] = []
     if jobs == 1:
-        for deals in chunks(t.deals, t.chunk_size(1)):
-            results.extend(play_deals(*_task_args(t, deals)))
-            if progress is not None:
-                progress(len(deals))
-        return results
+        return play_here(t, progress)
+    results: list[DealResult] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         pending: set[Future[list[DealResult]]] = {
-            pool.submit(play_deals, *_task_args(t, deals))
+            pool.submit(play_deals, *task_args(t, deals))
             for deals in chunks(t.deals, t.chunk_size(jobs))}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -77,7 +89,7 @@ def run_ray(t: Tournament, address: str, progress: Progress | None) -> list[Deal
     try:
         remote = ray.remote(play_deals)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pending = [remote.remote(*_task_args(t, deals))
+        pending = [remote.remote(*task_args(t, deals))
                    for deals in chunks(t.deals, t.chunk_size(workers))]
         results: list[DealResult] = []
         while pending:

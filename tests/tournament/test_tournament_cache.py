@@ -13,9 +13,9 @@ from types import ModuleType
 import pytest
 
 from baohuang import RuleSet
-from baohuang.tournament import Tournament
+from baohuang.tournament.core import Tournament
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
