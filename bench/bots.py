@@ -72,7 +72,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "baohua
     "bench-bots.jsonl"
 #: Source files only one bot family runs (the rest of the package is shared).
 BOT_FILES = {
-    "search": ("bots/search.py", "bots/sampler.py", "bots/rollout.py"),
+    "search": ("bots/search/search.py", "bots/search/sampler.py", "bots/search/rollout.py"),
     "heuristic": ("bots/heuristic.py", "bots/hand_eval.py"),
 }
 #: The package modules a ladder runs on (those loaded by the imports above)

@@ -6,7 +6,7 @@ form of a user (with level and rating).
 >>> check_name("")
 Traceback (most recent call last):
 ...
-baohuang.server.accounts.AccountError: bad_name: a name has 1 to 24 characters
+baohuang.server.accounts.accounts.AccountError: bad_name: a name has 1 to 24 characters
 >>> len(new_token()) > 30, token_digest("abc") == token_digest("abc")
 (True, True)
 """
@@ -22,9 +22,9 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from ..db.storage import NameTaken, Storage, UserRecord
 from .levels import level_for, next_level_at
 from .rating import DEFAULT_MU, DEFAULT_SIGMA, ordinal
-from .storage import NameTaken, Storage, UserRecord
 
 __all__ = ["AccountError", "Accounts", "check_name", "new_token", "token_digest", "user_json"]
 

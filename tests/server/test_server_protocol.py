@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
 from baohuang.server.harness import ServerProcess, ServerThread
-from baohuang.server.protocol import CLIENT_TYPES
+from baohuang.server.wire.protocol import CLIENT_TYPES
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The two ways :class:`~baohuang.server.storage.Storage` reaches an SQLite file
+"""The two ways :class:`~baohuang.server.db.storage.Storage` reaches an SQLite file
 without the async engine's hand-off to a thread for every statement.
 
 Both run on the event loop and never wait there for SQLite's write lock (its holder

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
 
-from .protocol import encode, error_message
-from .storage import UserRecord
+from ..db.storage import UserRecord
+from ..wire.protocol import encode, error_message
 from .wsbatch import SEND_MANY
 
 if TYPE_CHECKING:
-    from .tables import Table
+    from ..table.tables import Table
 
 __all__ = ["Connection"]
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ..actions import Action, ActionKind, ActionParseError
-from ..state import IllegalAction
-from . import render
-from .connection import Connection
-from .protocol import (
+from ...actions import Action, ActionKind, ActionParseError
+from ...state import IllegalAction
+from ..transport.connection import Connection
+from ..wire import render
+from ..wire.protocol import (
     Act,
     AddBot,
     ClientMessage,

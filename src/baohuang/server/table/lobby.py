@@ -8,7 +8,7 @@ finished ones after a while.
 >>> check_spec({"options": {"kaopia": True}})
 Traceback (most recent call last):
 ...
-baohuang.server.lobby.LobbyError: bad_rules: unknown rule option 'kaopia'
+baohuang.server.table.lobby.LobbyError: bad_rules: unknown rule option 'kaopia'
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action
-from ..bots import BOTS
-from ..match import Match
-from ..rules import RuleError, RuleSet
-from .config import ServerConfig
+from ...actions import Action
+from ...bots import BOTS
+from ...match import Match
+from ...rules import RuleError, RuleSet
+from ..config import ServerConfig
+from ..db.storage import Storage, UserRecord
 from .seats import Seat, seats_from_json
-from .storage import Storage, UserRecord
 from .tables import Settings, Table
 
 __all__ = ["Lobby", "LobbyError", "TableSpec", "check_spec"]

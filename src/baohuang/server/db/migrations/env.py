@@ -1,4 +1,4 @@
-"""Alembic environment.  :func:`baohuang.server.storage.migrate` hands in an open
+"""Alembic environment.  :func:`baohuang.server.db.storage.migrate` hands in an open
 connection (``config.attributes["connection"]``); run from the ``alembic`` command it
 connects to ``sqlalchemy.url`` itself."""
 
@@ -11,7 +11,7 @@ from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import async_engine_from_config
 
-from baohuang.server.models import metadata
+from baohuang.server.db.models import metadata
 
 
 def _run(connection: Connection) -> None:

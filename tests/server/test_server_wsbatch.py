@@ -1,4 +1,4 @@
-"""The extension of :mod:`baohuang.server.wsbatch`: several texts written at once
+"""The extension of :mod:`baohuang.server.transport.wsbatch`: several texts written at once
 (by the batched ``send`` or the synchronous ``write``) arrive as separate WebSocket
 messages, in order, and plain ASGI sends still work; a text handler takes each text
 message as it arrives while the disconnect still comes through ASGI."""
@@ -14,10 +14,10 @@ import pytest
 import uvicorn
 import websockets
 
-from baohuang.server.app import uvicorn_config
 from baohuang.server.config import ServerConfig
 from baohuang.server.harness import free_port, lifespan
-from baohuang.server.wsbatch import SEND_MANY, ws_protocol
+from baohuang.server.transport.app import uvicorn_config
+from baohuang.server.transport.wsbatch import SEND_MANY, ws_protocol
 
 seen_extensions: list[bool] = []
 written: list[bool] = []

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from server_support import DATABASES, database
 
-from baohuang.server.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
-from baohuang.server.storage import Storage, open_storage
-from baohuang.server.storage_sqlite import SqliteActions
+from baohuang.server.accounts.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
+from baohuang.server.db.storage import Storage, open_storage
+from baohuang.server.db.storage_sqlite import SqliteActions
 
 ROYAL = (0, 1)
 

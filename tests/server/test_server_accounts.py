@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from server_support import DATABASES, shared_server
 
 from baohuang.client import Client, ClientError
+from baohuang.server.accounts.levels import LEVELS, level_for, next_level_at
+from baohuang.server.accounts.rating import rate_game
 from baohuang.server.harness import ServerProcess
-from baohuang.server.levels import LEVELS, level_for, next_level_at
-from baohuang.server.rating import rate_game
 
 
 @pytest.fixture(scope="module", params=DATABASES)

@@ -19,20 +19,20 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from .accounts import Accounts
+from ...web import STATIC_DIR
+from ..accounts.accounts import Accounts
+from ..config import ServerConfig
+from ..db.storage import open_storage
+from ..runtime import tune_gc
+from ..table.lobby import Lobby
 from .api import routes as api_routes
-from .config import ServerConfig
-from .lobby import Lobby
-from .runtime import tune_gc
 from .state import ServerState
-from .storage import open_storage
 from .ws import WebSocketEndpoint
 from .wsbatch import ws_protocol
 
 __all__ = ["STATIC_DIR", "create_app", "serve", "uvicorn_config"]
 
 log = logging.getLogger("baohuang.server")
-STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 MAX_FRAME = 64 * 1024
 
 

@@ -12,12 +12,12 @@ from urllib.parse import urlsplit
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from .accounts import user_json
-from .config import ServerConfig
+from ..accounts.accounts import user_json
+from ..config import ServerConfig
+from ..table.tables import ClientInput, Disconnect
+from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection, WriteNow
-from .protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .state import server_state, session_user
-from .tables import ClientInput, Disconnect
 from .wsbatch import SEND_MANY, TextHandler
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]

@@ -9,8 +9,8 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
-from .storage import RateGame
+from ..accounts.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
+from ..db.storage import RateGame
 
 if TYPE_CHECKING:
     from .tables import Table

@@ -18,24 +18,25 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action
-from ..bots import Bot, hosted_action
-from ..game import Game
-from ..match import Match
-from ..rules import RuleSet
-from ..state import IllegalAction, Stage
-from ..views import View
-from . import render, seating
-from .config import ServerConfig
-from .connection import Connection
-from .inbox import Inbox
-from .protocol import (
+from ...actions import Action
+from ...bots import Bot, hosted_action
+from ...game import Game
+from ...match import Match
+from ...rules import RuleSet
+from ...state import IllegalAction, Stage
+from ...views import View
+from ..config import ServerConfig
+from ..db.storage import Storage
+from ..transport.connection import Connection
+from ..wire import render
+from ..wire.protocol import (
     ClientMessage,
     encode,
 )
+from . import seating
+from .inbox import Inbox
 from .results import record_result
 from .seats import Seat
-from .storage import Storage
 
 __all__ = ["Settings", "Table"]
 

@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..bots import Bot, make_bot
+from ...bots import Bot, make_bot
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from ..transport.connection import Connection
 
 __all__ = ["HOSTED_LIMIT", "Seat", "seats_from_json"]
 

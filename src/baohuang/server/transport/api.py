@@ -10,14 +10,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..bots import bot_names
-from ..rules import OPTION_HELP, PRESETS, RuleSet
-from .accounts import AccountError, user_json
-from .levels import LEVELS
-from .lobby import LobbyError, check_spec
-from .replay import replay
+from ...bots import bot_names
+from ...rules import OPTION_HELP, PRESETS, RuleSet
+from ..accounts.accounts import AccountError, user_json
+from ..accounts.levels import LEVELS
+from ..db.storage import UserRecord
+from ..table.lobby import LobbyError, check_spec
+from ..wire.replay import replay
 from .state import COOKIE, server_state, session_token, session_user
-from .storage import UserRecord
 
 __all__ = ["routes"]
 

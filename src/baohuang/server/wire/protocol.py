@@ -12,11 +12,11 @@ Act(action='play 9 9', version=4)
 >>> decode_client(b'{"type":"dance"}')
 Traceback (most recent call last):
 ...
-baohuang.server.protocol.ProtocolError: unknown_type: unknown message type 'dance'
+baohuang.server.wire.protocol.ProtocolError: unknown_type: unknown message type 'dance'
 >>> decode_client(b'{"type":"sit","seat":"two"}')
 Traceback (most recent call last):
 ...
-baohuang.server.protocol.ProtocolError: invalid: Expected `int`, got `str` - at `$.seat`
+baohuang.server.wire.protocol.ProtocolError: invalid: Expected `int`, got `str` - at `$.seat`
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection
 
-from .accounts import Accounts
-from .config import ServerConfig
-from .lobby import Lobby
-from .storage import Storage, UserRecord
+from ..accounts.accounts import Accounts
+from ..config import ServerConfig
+from ..db.storage import Storage, UserRecord
+from ..table.lobby import Lobby
 
 __all__ = ["COOKIE", "ServerState", "server_state", "session_token", "session_user"]
 
