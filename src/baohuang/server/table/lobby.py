@@ -29,7 +29,8 @@ from ...rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
 from .seats import Seat, seats_from_json
-from .tables import Settings, Table
+from .settings import Settings
+from .tables import Table
 
 __all__ = ["Lobby", "LobbyError", "TableSpec", "check_spec"]
 

@@ -1,30 +1,45 @@
 """What happens when a game at a table ends (RULES.md §6–7): the result is
 stored with its players; if not every seat was on 托管 the game is scored —
 users' points, games, wins and ratings change and the match totals grow; if a
-seat is still on 托管 the table is dissolved."""
+seat is still on 托管 the table is dissolved.
+
+:func:`settle` works on the finished game's data alone; :func:`record_result`
+stores what it settled."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...state import Result
 from ..accounts.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
-from ..db.storage import RateGame
+from ..db.storage import RateGame, Storage
+from .seats import Seat
 
-if TYPE_CHECKING:
-    from .tables import Table
-
-__all__ = ["record_result"]
+__all__ = ["Settlement", "record_result", "settle"]
 
 
-async def record_result(table: Table) -> None:
-    """Store the finished current game of ``table`` and settle the match state."""
-    game = table.game
-    assert game is not None and game.result is not None
-    result = game.result
-    grace = table.config.away_grace
-    seats = table.seats
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """What a finished game changes: the table's match totals and status, and the
+    rows and rating update to store."""
+
+    result: Result
+    scored: bool
+    totals: list[int]
+    status: str
+    players: list[dict[str, Any]]
+    updates: list[dict[str, Any]]
+    rate: RateGame | None
+
+
+def settle(result: Result, seats: Sequence[Seat | None], *, grace: float,
+           totals: Sequence[int], status: str, played: int, games: int) -> Settlement:
+    """Settle the finished game ``result`` played by ``seats`` (``played`` games of the
+    match's ``games`` are over, this one included) at a table whose match totals and
+    status were ``totals`` and ``status``."""
     scored = not all(s is not None and s.auto(grace) for s in seats)
     on_hosted = any(s is not None and not s.is_bot and s.auto(grace) for s in seats)
     players: list[dict[str, Any]] = []
@@ -43,20 +58,23 @@ async def record_result(table: Table) -> None:
     if scored and result.emperor is not None and result.guard is not None:
         royal = (result.emperor,) if result.solo is not None else (result.emperor, result.guard)
         rate = partial(_rate, royal=royal, royal_won=result.royal_won)
-    if scored:
-        table.totals = [t + s for t, s in zip(table.totals, result.scores, strict=True)]
-    played = table.index + 1
-    if played >= table.settings.games:
-        table.status = "finished"
+    new_totals = [t + s for t, s in zip(totals, result.scores, strict=True)] if scored \
+        else list(totals)
+    if played >= games:
+        status = "finished"
     elif on_hosted:
-        table.status = "dissolved"      # a game ended with a seat on 托管
-    await table.storage.finish_game(
-        table.game_ids[-1], result=result.to_dict(), scored=scored,
-        hosted=[None if s is None else s.hosted_json() for s in seats], players=players,
-        user_updates=updates, table_id=table.id, totals=table.totals, status=table.status,
-        rate=rate)
-    if table.status != "playing":
-        table.finished_at = time.monotonic()
+        status = "dissolved"      # a game ended with a seat on 托管
+    return Settlement(result, scored, new_totals, status, players, updates, rate)
+
+
+async def record_result(storage: Storage, settled: Settlement, *, game_id: int,
+                        table_id: str, hosted: list[dict[str, Any] | None]) -> None:
+    """Store the settled game ``game_id`` of table ``table_id`` with its seats' 托管
+    state ``hosted``."""
+    await storage.finish_game(
+        game_id, result=settled.result.to_dict(), scored=settled.scored, hosted=hosted,
+        players=settled.players, user_updates=settled.updates, table_id=table_id,
+        totals=settled.totals, status=settled.status, rate=settled.rate)
 
 
 def _rate(current: list[tuple[float, float] | None], *, royal: tuple[int, ...],

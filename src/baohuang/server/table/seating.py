@@ -5,11 +5,12 @@ table's actor task, one input at a time, so none of them races another."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ...actions import Action, ActionKind, ActionParseError
+from ...game import Game
 from ...state import IllegalAction
-from ..transport.connection import Connection
+from ..config import ServerConfig
 from ..wire import render
 from ..wire.protocol import (
     Act,
@@ -25,14 +26,53 @@ from ..wire.protocol import (
     Start,
 )
 from .seats import Seat
+from .settings import Settings
+from .subscriber import Subscriber
 
-if TYPE_CHECKING:
-    from .tables import Table
-
-__all__ = ["client", "disconnect"]
+__all__ = ["SeatingTable", "client", "disconnect"]
 
 
-async def client(table: Table, conn: Connection, msg: ClientMessage) -> None:
+class SeatingTable(Protocol):
+    """What seating reads and does at a table (the table actor is one)."""
+
+    turn_started: float
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def seats(self) -> list[Seat | None]: ...
+    @property
+    def watchers(self) -> set[Subscriber]: ...
+    @property
+    def game(self) -> Game | None: ...
+    @property
+    def base(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def recorded(self) -> bool: ...
+
+    def seat_of(self, user_id: int) -> int | None: ...
+    def five_seated(self) -> bool: ...
+    def deadline(self) -> float | None: ...
+    def game_over_message(self) -> dict[str, Any]: ...
+    def broadcast_table(self) -> None: ...
+    def schedule(self) -> None: ...
+    async def save_seats(self) -> None: ...
+    async def save_hosted(self) -> None: ...
+    async def start_match(self) -> None: ...
+    async def apply(self, seat: int, action: Action, source: str) -> None: ...
+
+
+async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
     """Handle one message of a connection at (or joining) ``table``."""
     if isinstance(msg, Join):
         await join(table, conn, msg)
@@ -50,7 +90,7 @@ async def client(table: Table, conn: Connection, msg: ClientMessage) -> None:
         await lobby(table, conn, msg)
 
 
-async def join(table: Table, conn: Connection, msg: Join) -> None:
+async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
     """Seat (or re-seat) a player, or add a watcher; then bring them up to date."""
     user = conn.user
     if msg.as_ == "player" and user is None:
@@ -87,7 +127,7 @@ async def join(table: Table, conn: Connection, msg: Join) -> None:
         table.schedule()
 
 
-def sync(table: Table, conn: Connection, version: int | None) -> None:
+def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
     """Send what ``conn`` missed since ``version``: events of this game, or a snapshot."""
     game = table.game
     if game is None:
@@ -103,7 +143,7 @@ def sync(table: Table, conn: Connection, version: int | None) -> None:
         conn.send_json(table.game_over_message())
 
 
-async def act(table: Table, conn: Connection, msg: Act) -> None:
+async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
     """A seated player's decision: checked here, judged by the engine."""
     game, seat_index = table.game, conn.seat
     if seat_index is None:
@@ -138,7 +178,7 @@ async def act(table: Table, conn: Connection, msg: Act) -> None:
         conn.error("illegal", exc.reason, "act")
 
 
-async def hosted(table: Table, conn: Connection, on: bool) -> None:
+async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
     """托管 on or off for the connection's seat (off refused once locked)."""
     seat = table.seats[conn.seat] if conn.seat is not None else None
     game = table.game
@@ -159,7 +199,7 @@ async def hosted(table: Table, conn: Connection, on: bool) -> None:
     table.schedule()
 
 
-async def leave(table: Table, conn: Connection) -> None:
+async def leave(table: SeatingTable, conn: Subscriber) -> None:
     """Leave the table; during a game that is 逃跑 (RULES.md §6–7)."""
     seat_index = conn.seat
     seat = table.seats[seat_index] if seat_index is not None else None
@@ -182,7 +222,7 @@ async def leave(table: Table, conn: Connection) -> None:
     table.schedule()
 
 
-async def lobby(table: Table, conn: Connection, msg: ClientMessage) -> None:
+async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
     """Seating before the start: sit, stand, add or remove a bot, start."""
     ref = _ref(msg)
     if table.status != "open":
@@ -249,7 +289,7 @@ async def lobby(table: Table, conn: Connection, msg: ClientMessage) -> None:
         await table.start_match()
 
 
-async def disconnect(table: Table, conn: Connection) -> None:
+async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
     """A connection is gone: its seat is kept (away) for its player to come back."""
     table.watchers.discard(conn)
     for seat in table.seats:

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...bots import Bot, make_bot
-
-if TYPE_CHECKING:
-    from ..transport.connection import Connection
+from .subscriber import Subscriber
 
 __all__ = ["HOSTED_LIMIT", "Seat", "seats_from_json"]
 
@@ -36,7 +34,7 @@ class Seat:
     name: str
     user_id: int | None = None
     bot: str | None = None
-    conn: Connection | None = None
+    conn: Subscriber | None = None
     hosted: bool = False
     hosted_count: int = 0
     left: bool = False

@@ -15,85 +15,29 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from ...actions import Action
 from ...bots import Bot, hosted_action
 from ...game import Game
 from ...match import Match
-from ...rules import RuleSet
 from ...state import IllegalAction, Stage
 from ...views import View
 from ..config import ServerConfig
 from ..db.storage import Storage
-from ..transport.connection import Connection
 from ..wire import render
-from ..wire.protocol import (
-    ClientMessage,
-    encode,
-)
+from ..wire.protocol import encode
 from . import seating
 from .inbox import Inbox
-from .results import record_result
+from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
+from .results import record_result, settle
 from .seats import Seat
+from .settings import Settings
+from .subscriber import Subscriber
 
-__all__ = ["Settings", "Table"]
+__all__ = ["Table"]
 
 log = logging.getLogger("baohuang.server")
-Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What a table was created with."""
-
-    id: str
-    code: str
-    owner: int | None
-    preset: str | None
-    rules: RuleSet
-    timeout: float
-    games: int
-    seed: int
-    autostart: bool
-    created: float
-
-
-@dataclass(frozen=True, slots=True)
-class ClientInput:
-    conn: Connection
-    msg: ClientMessage
-
-
-@dataclass(frozen=True, slots=True)
-class Disconnect:
-    conn: Connection
-
-
-@dataclass(frozen=True, slots=True)
-class TimerFired:
-    token: Token
-
-
-@dataclass(frozen=True, slots=True)
-class BotMove:
-    token: Token
-    seat: int
-    action: Action
-
-
-@dataclass(frozen=True, slots=True)
-class NextGame:
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Stop:
-    pass
-
-
-Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | Stop
 
 
 class Table:
@@ -114,7 +58,7 @@ class Table:
         self.moves = 0
         self.recorded = False             # the current game's result is stored
         self.finished_at: float | None = None
-        self.watchers: set[Connection] = set()
+        self.watchers: set[Subscriber] = set()
         self._inbox: Inbox[Input] = Inbox()
         self._task: asyncio.Task[None] | None = None
         # (the kept handle and when it rings: uvloop hands out a plain Handle, without
@@ -264,7 +208,16 @@ class Table:
 
     async def game_over(self) -> None:
         self.cancel_timer()
-        await record_result(self)
+        game = self.game
+        assert game is not None and game.result is not None
+        settled = settle(game.result, self.seats, grace=self.config.away_grace,
+                         totals=self.totals, status=self.status, played=self.index + 1,
+                         games=self.settings.games)
+        self.totals, self.status = settled.totals, settled.status
+        await record_result(self.storage, settled, game_id=self.game_ids[-1], table_id=self.id,
+                            hosted=self.hosted_json())
+        if self.status != "playing":
+            self.finished_at = time.monotonic()
         self.recorded = True
         played = self.index + 1
         if self.status == "playing" and played < self.settings.games:
@@ -434,7 +387,7 @@ class Table:
             await self.auto_move(move.seat, "hosted")
 
     # -- sending --------------------------------------------------------------------------
-    def conns(self) -> list[Connection]:
+    def conns(self) -> list[Subscriber]:
         seated = [s.conn for s in self.seats if s is not None and s.conn is not None]
         return seated + list(self.watchers)
 
@@ -498,7 +451,7 @@ class Table:
                 "totals": list(self.totals), "deadline": self.deadline(),
                 "created": s.created}
 
-    def send_table(self, conn: Connection) -> None:
+    def send_table(self, conn: Subscriber) -> None:
         conn.send_json({"type": "table", "table": self.table_json(conn.seat),
                         "you": {"seat": conn.seat, "watcher": conn.seat is None}})
 

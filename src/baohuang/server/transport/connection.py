@@ -1,7 +1,7 @@
-"""One WebSocket connection as tables see it: a user, a bounded send queue
-and a writer task.  A table never waits for a client: :meth:`Connection.send`
-only queues, and a connection whose queue is full is closed (1008) — it can
-reconnect and resync."""
+"""One WebSocket connection, a table's :class:`~..table.subscriber.Subscriber`: a
+user, a bounded send queue and a writer task.  A table never waits for a client:
+:meth:`Connection.send` only queues, and a connection whose queue is full is closed
+(1008) — it can reconnect and resync."""
 
 from __future__ import annotations
 
@@ -54,9 +54,10 @@ class Connection:
         self.websocket = websocket
         self.user = user
         #: the table this connection's messages go to (set on ``join``, before the table
-        #: has handled it); ``table`` is set by the table itself
+        #: has handled it); ``table`` is set by the table itself (the connection is its
+        #: :class:`~..table.subscriber.Subscriber`)
         self.route: Table | None = None
-        self.table: Table | None = None
+        self.table: object | None = None
         self.seat: int | None = None
         self.closed = False
         self.close_code: int | None = None

@@ -14,7 +14,7 @@ from starlette.websockets import WebSocket
 
 from ..accounts.accounts import user_json
 from ..config import ServerConfig
-from ..table.tables import ClientInput, Disconnect
+from ..table.inputs import ClientInput, Disconnect
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection, WriteNow
 from .state import server_state, session_user
