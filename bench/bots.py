@@ -1,7 +1,7 @@
 """Strength ladder of the bots: tournaments between neighbours.
 
 Runs ``random < hosted < heuristic < search`` as three matches (hosted vs
-random, heuristic vs hosted, search vs heuristic; see ``baohuang.tournament``
+random, heuristic vs hosted, search vs heuristic; see ``baohuang.tournament.core``
 for the formats), each over ``--deals`` deals, and writes ``bench/bots.md``:
 per step the upper bot's mean score per game (its gain per seat in the
 challenger format) with its 95% interval (deals are the unit), whether the
@@ -54,12 +54,12 @@ from typing import Any
 
 from baohuang.bots import bot_names
 from baohuang.rules import RuleSet
-from baohuang.tournament import DealResult, GameSummary, Tournament, play_deals
-from baohuang.tournament_exec import default_jobs
-from baohuang.tournament_stats import (
+from baohuang.tournament.core import Tournament, play_deals
+from baohuang.tournament.execute import default_jobs
+from baohuang.tournament.records import DealResult, GameSummary, Timing
+from baohuang.tournament.stats import (
     ROLES,
     RoleStats,
-    Timing,
     TournamentReport,
     build_report,
     inference_row,
@@ -72,7 +72,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "baohua
     "bench-bots.jsonl"
 #: Source files only one bot family runs (the rest of the package is shared).
 BOT_FILES = {
-    "search": ("bots/search.py", "bots/sampler.py", "bots/rollout.py"),
+    "search": ("bots/search/search.py", "bots/search/sampler.py", "bots/search/rollout.py"),
     "heuristic": ("bots/heuristic.py", "bots/hand_eval.py"),
 }
 #: The package modules a ladder runs on (those loaded by the imports above)
@@ -328,7 +328,7 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
         f"seed: {seed}",
         *([f"- **run in progress**: still to come: {', '.join(pending)}"] if pending else []),
         "",
-        "Formats (see `baohuang/tournament.py`): **duplicate**: each deal is played 10 "
+        "Formats (see `baohuang/tournament/core.py`): **duplicate**: each deal is played 10 "
         "times, the upper bot alone in each seat against four copies of the lower one and "
         "the other way round, so both bots hold every seat's cards equally often; *mean* "
         "is the upper bot's mean score per game (one seat in one game).  **challenger**: "

@@ -4,7 +4,7 @@ Two measurements, each per preset:
 
 1. *Playouts.*  From the first lead of ``--deals`` real deals (role phase
    answered by 托管), whole play phases are played out by the rollout
-   policy, once on rank counts by :class:`baohuang.bots.rollout.Simulator`
+   policy, once on rank counts by :class:`baohuang.bots.search.rollout.Simulator`
    and once through the engine (``Game.copy()`` then ``game.apply`` of the
    same policy's move, found among ``game.legal_actions()``), which is what a
    search built on the public game API would have to do.  Prints playouts/s
@@ -43,8 +43,8 @@ from dataclasses import dataclass
 
 import baohuang as bh
 from baohuang.bots import SearchBot, hosted_action, make_bot
-from baohuang.bots.rollout import PlayState, Simulator
-from baohuang.bots.search import DEFAULT_ITERATIONS
+from baohuang.bots.search.rollout import PlayState, Simulator
+from baohuang.bots.search.search import DEFAULT_ITERATIONS
 from baohuang.plays import classify
 from baohuang.rules import PRESETS
 from baohuang.scoring import SoloKind

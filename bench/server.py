@@ -111,9 +111,9 @@ def serve_baseline(port: int) -> None:
     only what runs on top of uvicorn differs."""
     import uvicorn
 
-    from baohuang.server.app import uvicorn_config
     from baohuang.server.config import ServerConfig
     from baohuang.server.runtime import tune_gc
+    from baohuang.server.transport.app import uvicorn_config
 
     config = ServerConfig()
     tune_gc()                                 # as `baohuang serve` does

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import baohuang as bh
 from baohuang.client import Kept, view_from_dict
-from baohuang.server import render
+from baohuang.server.wire import render
 
 PRESETS = sorted(bh.rules.PRESETS)
 

@@ -35,14 +35,14 @@ def rules_command() -> None:
     Console().print(table)
 
 
-# `baohuang tournament` (duplicate tournaments between bots): tournament_cli.py
-from .tournament_cli import tournament_command  # noqa: E402
+# `baohuang tournament` (duplicate tournaments between bots): tournament/cli.py
+from .tournament.cli import tournament_command  # noqa: E402
 
 app.command("tournament")(tournament_command)
 
 
-# `baohuang play` (one human seat against four bots in the terminal): terminal.py
-from .terminal import play_command  # noqa: E402
+# `baohuang play` (one human seat against four bots in the terminal): terminal/app.py
+from .terminal.app import play_command  # noqa: E402
 
 app.command("play")(play_command)
 

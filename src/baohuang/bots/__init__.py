@@ -17,7 +17,7 @@ from .base import BOTS, Bot, bot_names, is_bot, make_bot, register, register_bud
 from .heuristic import HeuristicBot
 from .hosted import HostedBot, hosted_action
 from .random_bot import RandomBot
-from .search import SearchBot
+from .search.search import SearchBot
 
 __all__ = [
            "BOTS",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import create_app, serve
     from .config import ServerConfig
+    from .transport.app import create_app, serve
 
 __all__ = ["ServerConfig", "create_app", "serve"]
 
@@ -21,7 +21,7 @@ __all__ = ["ServerConfig", "create_app", "serve"]
 def __getattr__(name: str) -> Any:
     # imported on first use, so that `baohuang --help` does not load the web stack
     if name in ("create_app", "serve"):
-        from . import app
+        from .transport import app
         return getattr(app, name)
     if name == "ServerConfig":
         from .config import ServerConfig

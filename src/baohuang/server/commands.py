@@ -24,8 +24,8 @@ def serve_command(
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
-    from .app import serve
     from .config import ServerConfig, default_db_url
+    from .transport.app import serve
 
     config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
                           hosted_delay=hosted_delay, away_grace=away_grace,

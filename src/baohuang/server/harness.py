@@ -23,8 +23,8 @@ import httpx
 import uvicorn
 from sqlalchemy.engine import make_url
 
-from .app import create_app, uvicorn_config
 from .config import ServerConfig
+from .transport.app import create_app, uvicorn_config
 
 __all__ = ["ServerProcess", "ServerThread", "free_port", "lifespan", "pg_database"]
 

@@ -1,0 +1,517 @@
+"""Sampling hidden deals from one seat's view (for information-set search).
+
+A :class:`DealSampler` reads a :class:`~baohuang.views.View` once and then
+draws full deals (:class:`World`) that agree with everything the view knows:
+
+- the deck of the rules, minus the seat's own hand and every card played
+  (with suits and marks);
+- each other seat holds exactly ``view.hand_counts[seat]`` cards;
+- cards seen in transit (进贡 tribute and 让位 abdication cards this seat gave
+  or received, the Emperor card 皇牌 and the cards travelling with it) stay
+  with the seat that got them, less the copies it has played since;
+- the Guard card 侍卫牌 ``SJ*`` is held by the Guard (``card`` mode); when
+  the Guard is not known to this seat, the Guard seat is drawn first (from
+  Guard inference when it is available, else in proportion to each
+  possible seat's unknown cards), the Emperor included as a hidden solo
+  (暗独保) where that is still possible;
+- in ``call`` mode (叫侍卫) the Emperor held three copies of the called card
+  at call time (four for a solo), less those he has played, and the fourth
+  copy is with the Guard unless played;
+- a player who gave this seat tribute (进贡) kept nothing higher than the
+  card it gave (it gives its highest cards), until unseen cards reach it;
+- a 抢独 claimant under ``three_jokers_and_four_identical`` held three jokers
+  and four identical cards when he claimed, and in ``call`` mode an Emperor
+  who has not called yet holds a card he can call (checked by drawing again).
+
+Knowledge this module does not use (so samples are slightly too wide, never
+wrong): which cards were the unseen extra cards passed with the Emperor
+card, and what declining the throne a second time round says under
+``to_prev`` (no callable card, or four identical ones).
+
+>>> import random
+>>> import baohuang as bh
+>>> game = bh.Game.new(seed=4)
+>>> view = game.view(game.to_act)
+>>> world = DealSampler(view).sample(random.Random(1))
+>>> [len(h) for h in world.hands] == list(view.hand_counts)
+True
+>>> world.hands[view.seat] == view.hand
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import importlib
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from ...cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card, make_deck, parse_card
+from ...rules import Abdication, GuardMode, RuleSet, StealRequirement
+from ...scoring import SoloKind
+from ...state import callable_kinds, four_identical
+from ...views import View
+from ..hand_eval import rank_counts_of
+
+__all__ = ["DealSampler", "SamplerError", "World", "current_deal_events"]
+
+SEATS = range(5)
+BJ_RANK = 17
+_REJECTION_TRIES = 64
+
+
+class SamplerError(ValueError):
+    """A view that no deal can match; the message names the contradiction."""
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One full deal consistent with a view.
+
+    ``hands[s]`` are seat ``s``'s cards now (the viewer's own hand as in the
+    view).  ``guard`` is the Guard seat in this deal (``emperor`` for a
+    solo), or ``None`` while it is not yet fixed (before the call in ``call``
+    mode).  In ``card`` mode before the Emperor is known, ``guard`` is the
+    holder of the Guard card.  ``solo`` is the solo kind when
+    ``guard == emperor`` (``"hidden"`` until declared otherwise).
+    """
+
+    hands: tuple[tuple[Card, ...], ...]
+    emperor: int | None
+    guard: int | None
+    solo: SoloKind | None
+
+    def counts(self, seat: int) -> list[int]:
+        """Rank counts of ``seat``'s hand (indices 3..17)."""
+        return rank_counts_of(self.hands[seat])
+
+
+@dataclass(slots=True)
+class _Hypothesis:
+    """One way the Guard question can stand, with the cards it forces."""
+
+    guard: int | None
+    solo: SoloKind | None
+    weight: float
+    need: list[Counter[Card]]
+    pool: list[Card]
+    slots: list[int]
+
+
+def current_deal_events(view: View) -> list[dict[str, Any]]:
+    """The view's events since the last deal (a redeal starts over)."""
+    events = list(view.events)
+    start = 0
+    for i, ev in enumerate(events):
+        if ev.get("type") == "deal":
+            start = i
+    return events[start:]
+
+
+def _cards(tokens: Sequence[str]) -> list[Card]:
+    return [parse_card(t) for t in tokens]
+
+
+def _drop_one_each(held: Counter[Card]) -> None:
+    """An unseen card left the seat: every known identity may be that card."""
+    for c in list(held):
+        if held[c] <= 1:
+            del held[c]
+        else:
+            held[c] -= 1
+
+
+def _remove(held: Counter[Card], cards: Sequence[Card] | Counter[Card]) -> None:
+    items = cards.elements() if isinstance(cards, Counter) else cards
+    for c in items:
+        if held.get(c, 0) > 0:
+            held[c] -= 1
+            if not held[c]:
+                del held[c]
+
+
+def _guard_inference() -> Callable[[View], Sequence[float]] | None:
+    """``bots.inference.guard_probabilities`` when that module is present."""
+    try:
+        module = importlib.import_module("baohuang.bots.inference")
+    except ImportError:
+        return None
+    fn = getattr(module, "guard_probabilities", None)
+    return fn if callable(fn) else None
+
+
+class DealSampler:
+    """Draws :class:`World` deals consistent with ``view``.
+
+    ``use_inference``: weight the unknown Guard seat by
+    ``guard_probabilities(view)`` when that function exists.
+    """
+
+    def __init__(self, view: View, *, use_inference: bool = True) -> None:
+        if view.seat is None:
+            raise SamplerError("a spectator's view has no hand to sample around")
+        self.view = view
+        self.rules = RuleSet.from_dict(view.rules)
+        self.me = view.seat
+        self.emperor: int | None = view.emperor
+        self.held: list[Counter[Card]] = [Counter() for _ in SEATS]
+        self.guard_known: int | None = view.guard
+        self.sj_holder: int | None = None
+        self.solo: SoloKind | None = None
+        self.early_open_solo = False      # 明独 before the Guard stage, or 抢独
+        self.stealer: int | None = None
+        self.called_by_emperor = 0        # copies of the called card the Emperor played
+        self.called_by_others = 0
+        self.steal_check: tuple[int, Counter[Card]] | None = None
+        self.called: Card | None = None
+        #: seat -> highest rank its unknown cards may have (from tribute received)
+        self.caps: dict[int, int] = {}
+        self._read_events()
+        if self.called is None:
+            self.called = view.called
+        if view.solo is not None:
+            self.solo = "open" if view.solo == "open" else "hidden"
+        # The 特画 is the Guard's copy of the called card: sampled as that copy,
+        # and made 特画 again in the Guard's hand of each deal (_deal).
+        self.hand = self._plain(view.hand)
+        played = self._plain(view.played)
+        deck = Counter(make_deck(self.rules.deck))
+        self.unknown = deck - Counter(self.hand) - Counter(played)
+        missing = (Counter(self.hand) + Counter(played)) - deck
+        if missing:
+            raise SamplerError(f"the view shows cards the deck does not have: "
+                               f"{' '.join(str(c) for c in missing.elements())}")
+        total = sum(view.hand_counts[s] for s in SEATS if s != self.me)
+        if total != sum(self.unknown.values()):
+            raise SamplerError(f"other seats hold {total} cards but "
+                               f"{sum(self.unknown.values())} cards are unaccounted for")
+        inference = _guard_inference() if use_inference else None
+        self.hypotheses = self._hypotheses(inference)
+        if not self.hypotheses:
+            raise SamplerError("no placement of the Guard agrees with the view")
+        self._cumulative = list(accumulate(h.weight for h in self.hypotheses))
+
+    def _plain(self, cards: Sequence[Card]) -> tuple[Card, ...]:
+        """``cards`` with the 特画 read as the copy of the called card it was."""
+        called = self.called
+        if called is None or TEHUA_CARD not in cards:
+            return tuple(cards)
+        return tuple(called if c == TEHUA_CARD else c for c in cards)
+
+    # -- reading the view ----------------------------------------------------
+    def _read_events(self) -> None:
+        me, held = self.me, self.held
+        pool: Counter[Card] = Counter()   # identities known to travel with BJ*
+        bj_at: int | None = None
+        card_mode = self.rules.guard_mode is GuardMode.CARD
+        saw_decline_solo = False
+        for ev in current_deal_events(self.view):
+            kind = ev.get("type")
+            seat = ev.get("seat")
+            if kind == "tribute":
+                receiver: int = ev["to"]
+                if "card" in ev:
+                    card = parse_card(ev["card"])
+                    if seat == me:
+                        held[receiver][card] += 1
+                    elif receiver == me and isinstance(seat, int):
+                        # 进贡 gives the highest cards: none left above this one
+                        self.caps[seat] = min(self.caps.get(seat, BJ_RANK), card >> 4)
+                elif isinstance(seat, int):
+                    _drop_one_each(held[seat])
+            elif kind == "candidate":
+                assert isinstance(seat, int)
+                bj_at = seat
+                if seat != me:
+                    held[seat][EMPEROR_CARD] = 1
+            elif kind == "abdicate":
+                receiver = ev["to"]
+                assert isinstance(seat, int) and isinstance(receiver, int)
+                if "cards" not in ev:
+                    self.caps.pop(receiver, None)     # unseen cards may have come in
+                if "cards" in ev:
+                    moved = Counter(_cards(ev["cards"]))
+                    pool = moved - Counter((EMPEROR_CARD,))
+                else:
+                    moved = pool + Counter((EMPEROR_CARD,))
+                    if ev.get("count", 1) > 1 + sum(pool.values()):
+                        _drop_one_each(held[seat])   # an unseen extra card left him
+                    if (self.rules.abdication is Abdication.SKIP_TWO_IF_SOLO and card_mode):
+                        self.sj_holder = seat        # only the Guard-card holder may
+                _remove(held[seat], moved)
+                if receiver != me:
+                    held[receiver] += moved
+                bj_at = receiver
+            elif kind == "forced":
+                assert isinstance(seat, int)
+                self.caps.pop(seat, None)
+                if bj_at is not None and bj_at != seat:
+                    moved = pool + Counter((EMPEROR_CARD,))
+                    _remove(held[bj_at], moved)
+                    if seat != me:
+                        held[seat] += moved
+                bj_at = seat
+            elif kind == "emperor":
+                self.emperor = seat
+            elif kind == "decline_solo":
+                saw_decline_solo = True
+            elif kind == "solo":
+                assert isinstance(seat, int)
+                self.solo = "open" if ev.get("open") else "hidden"
+                from_guard_stage = (not ev.get("stolen") and
+                                    (saw_decline_solo or not self.rules.steal_solo))
+                if ev.get("stolen"):
+                    self.stealer = seat
+                    if (self.rules.steal_solo_requires
+                            is StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL):
+                        self.steal_check = (seat, Counter())
+                self.emperor = seat
+                self.guard_known = seat
+                # in call mode an open solo is declared instead of calling
+                self.early_open_solo = not from_guard_stage or not card_mode
+                if from_guard_stage and card_mode:
+                    self.sj_holder = seat
+            elif kind == "call":
+                self.called = parse_card(ev["card"])
+            elif kind == "guard":
+                if ev.get("open") and isinstance(seat, int):
+                    self.guard_known = seat
+            elif kind == "rebellion_stands":
+                self.guard_known = ev["guard"]
+                if ev.get("solo"):
+                    self.solo = ev["solo"]
+            elif kind == "reveal":
+                self.guard_known = seat
+                if ev.get("solo"):
+                    self.solo = ev["solo"]
+            elif kind == "play":
+                assert isinstance(seat, int)
+                cards = list(self._plain(_cards(ev["cards"])))
+                _remove(held[seat], cards)
+                if self.steal_check is not None and seat == self.steal_check[0]:
+                    self.steal_check[1].update(cards)
+                called = self.called
+                if called is not None:
+                    k = sum(1 for c in cards if c == called)
+                    if seat == self.emperor:
+                        self.called_by_emperor += k
+                    else:
+                        self.called_by_others += k
+                        if k:
+                            self.guard_known = seat
+        held[me].clear()
+
+    # -- the Guard question -------------------------------------------------------
+    def _guard_options(self) -> list[tuple[int | None, SoloKind | None]]:
+        """Every (Guard seat, solo kind) this seat cannot rule out."""
+        view, me, e = self.view, self.me, self.emperor
+        if self.early_open_solo:
+            return [(e, "open")]
+        if self.rules.guard_mode is GuardMode.CARD:
+            if GUARD_CARD in view.hand:
+                return [(me, self._solo_for(me))]
+            if self.guard_known is not None:
+                return [(self.guard_known, self._solo_for(self.guard_known))]
+            if self.sj_holder is not None:
+                return [(self.sj_holder, self._solo_for(self.sj_holder))]
+            seats = [s for s in SEATS if s != me]
+            return [(s, self._solo_for(s)) for s in seats]
+        called = self.called
+        if called is None:
+            return [(None, None)]
+        if self.guard_known is not None:
+            return [(self.guard_known, self._solo_for(self.guard_known))]
+        if e == me:
+            if self.hand.count(called) + self.called_by_emperor >= self._copies(called):
+                return [(me, self._solo_for(me))]
+            return [(s, None) for s in SEATS if s != me]
+        if called in self.hand:
+            return [(me, None)]
+        return [(s, self._solo_for(s)) for s in SEATS if s != me]
+
+    def _solo_for(self, guard: int) -> SoloKind | None:
+        if self.emperor is None or guard != self.emperor:
+            return None
+        return self.solo or "hidden"
+
+    def _copies(self, card: Card) -> int:
+        return sum(1 for c in make_deck(self.rules.deck) if c == card)
+
+    def _hypotheses(self, inference: Callable[[View], Sequence[float]] | None
+                    ) -> list[_Hypothesis]:
+        options = self._guard_options()
+        probs: Sequence[float] | None = None
+        if inference is not None and len(options) > 1:
+            try:
+                probs = inference(self.view)
+            except (ValueError, KeyError, IndexError):
+                probs = None
+        out: list[_Hypothesis] = []
+        for guard, solo in options:
+            hyp = self._build(guard, solo)
+            if hyp is None:
+                continue
+            if probs is not None and guard is not None:
+                hyp.weight = float(probs[guard])
+            if hyp.weight > 0:
+                out.append(hyp)
+        if not out and probs is not None:
+            return self._hypotheses(None)
+        return out
+
+    def _build(self, guard: int | None, solo: SoloKind | None) -> _Hypothesis | None:
+        """The forced cards of one Guard option, or None when it is impossible."""
+        view, me, e = self.view, self.me, self.emperor
+        need = [Counter(h) for h in self.held]
+        exact: dict[int, int] = {}
+        weight_seat: int | None = None
+        card_mode = self.rules.guard_mode is GuardMode.CARD
+        if (card_mode and guard is not None and not self.early_open_solo
+                and GUARD_CARD not in view.hand and GUARD_CARD not in view.played):
+            if guard == me:
+                return None
+            need[guard][GUARD_CARD] = 1
+            weight_seat = guard
+        called = self.called
+        if (not card_mode and called is not None and guard is not None
+                and not self.early_open_solo):
+            assert e is not None
+            copies = self._copies(called)
+            if guard == e:
+                exact[e] = copies - self.called_by_emperor
+            else:
+                exact[e] = 3 - self.called_by_emperor
+                exact[guard] = copies - 3 - self.called_by_others
+                weight_seat = guard
+            for seat, k in list(exact.items()):
+                if seat == me:
+                    if self.hand.count(called) != k:
+                        return None
+                    del exact[seat]
+                elif k < 0:
+                    return None
+            for s in SEATS:
+                if s == me:
+                    continue
+                k = exact.get(s, 0)
+                if need[s][called] > k:
+                    return None
+                if k:
+                    need[s][called] = k
+                elif called in need[s]:
+                    del need[s][called]
+            if sum(exact.values()) != self.unknown[called]:
+                return None
+        used: Counter[Card] = Counter()
+        slots = [0] * 5
+        for s in SEATS:
+            if s == me:
+                continue
+            n = sum(need[s].values())
+            slots[s] = view.hand_counts[s] - n
+            if slots[s] < 0:
+                return None
+            used += need[s]
+        if used - self.unknown:
+            return None
+        pool = sorted((self.unknown - used).elements())
+        if called is not None and not card_mode and exact and called in pool:
+            return None
+        weight = 1.0 if weight_seat is None else float(slots[weight_seat] + 1)
+        return _Hypothesis(guard, solo, weight, need, pool, slots)
+
+    def guard_weights(self) -> dict[int | None, float]:
+        """Relative weight of each possible Guard seat (``None``: not fixed yet)."""
+        out: dict[int | None, float] = {}
+        for h in self.hypotheses:
+            out[h.guard] = out.get(h.guard, 0.0) + h.weight
+        return out
+
+    # -- drawing -------------------------------------------------------------
+    def sample(self, rng: random.Random) -> World:
+        """One deal consistent with the view."""
+        total = self._cumulative[-1]
+        for _ in range(_REJECTION_TRIES):
+            i = bisect.bisect_right(self._cumulative, rng.random() * total)
+            hyp = self.hypotheses[min(i, len(self.hypotheses) - 1)]
+            world = self._deal(hyp, rng)
+            if self._accepted(world):
+                return world
+        return world
+
+    def _deal(self, hyp: _Hypothesis, rng: random.Random) -> World:
+        pool = hyp.pool[:]
+        rng.shuffle(pool)
+        dealt: list[list[Card]] = [[] for _ in SEATS]
+        slots = hyp.slots[:]
+        if self.caps:
+            pool = self._deal_capped(pool, dealt, slots, rng)
+        at = 0
+        hands: list[tuple[Card, ...]] = []
+        for s in SEATS:
+            if s == self.me:
+                hands.append(self.view.hand)
+                continue
+            k = slots[s]
+            hand = dealt[s] + pool[at:at + k]
+            at += k
+            hand.extend(hyp.need[s].elements())
+            if s == hyp.guard and s != self.emperor and self.called in hand and \
+                    self.rules.called_card_high:
+                hand.remove(self.called)
+                hand.append(TEHUA_CARD)
+            hand.sort()
+            hands.append(tuple(hand))
+        return World(tuple(hands), self.emperor, hyp.guard, hyp.solo)
+
+    def _deal_capped(self, pool: list[Card], dealt: list[list[Card]], slots: list[int],
+                     rng: random.Random) -> list[Card]:
+        """Deal the cards some seats cannot hold (above their cap) first, each
+        to a seat that may hold it, chosen in proportion to its free places;
+        returns the rest of the pool."""
+        caps = self.caps
+        low = min(caps.values())
+        high = sorted((c for c in pool if c >> 4 > low), reverse=True)
+        rest = [c for c in pool if c >> 4 <= low]
+        for card in high:
+            rank = card >> 4
+            seats = [s for s in SEATS if s != self.me and slots[s] > 0
+                     and caps.get(s, BJ_RANK) >= rank]
+            if not seats:
+                raise SamplerError(f"no seat may hold {card} (tribute shows the givers' "
+                                   f"highest cards)")
+            pick = rng.random() * sum(slots[s] for s in seats)
+            for s in seats:
+                pick -= slots[s]
+                if pick < 0:
+                    break
+            dealt[s].append(card)
+            slots[s] -= 1
+        return rest
+
+    def _accepted(self, world: World) -> bool:
+        """Rules that can only be checked on a whole deal (rejection sampling)."""
+        return self._steal_ok(world) and self._can_call(world)
+
+    def _steal_ok(self, world: World) -> bool:
+        """A 抢独 claimant under the strict rule held 3 jokers and 4 identical cards."""
+        if self.steal_check is None:
+            return True
+        seat, played = self.steal_check
+        if seat == self.me:
+            return True
+        hand = Counter(world.hands[seat]) + played
+        jokers = sum(n for c, n in hand.items() if c >> 4 >= 16)
+        return jokers >= 3 and four_identical(hand)
+
+    def _can_call(self, world: World) -> bool:
+        """In ``call`` mode an Emperor who has not called yet can call (叫得起)."""
+        e = self.emperor
+        if (self.rules.guard_mode is not GuardMode.CALL or e is None or e == self.me
+                or self.called is not None or self.early_open_solo):
+            return True
+        return bool(callable_kinds(Counter(world.hands[e])))

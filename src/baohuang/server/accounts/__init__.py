@@ -1,0 +1,2 @@
+"""Accounts: users, guests and sessions (:mod:`.accounts`), ratings (:mod:`.rating`)
+and levels (:mod:`.levels`)."""

@@ -1,3 +1,0 @@
-"""Alembic migrations of the server database, applied by ``baohuang serve`` on start
-(:func:`baohuang.server.storage.migrate`).  To write a new one by hand, copy the latest
-file in ``versions/`` and set ``down_revision`` to its ``revision``."""

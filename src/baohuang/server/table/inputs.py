@@ -1,0 +1,51 @@
+"""What a table's actor handles, one at a time: a client's message, a disconnect,
+a timer, a bot's move, the next game of the match, the stop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...actions import Action
+from ..wire.protocol import ClientMessage
+from .subscriber import Subscriber
+
+__all__ = ["BotMove", "ClientInput", "Disconnect", "Input", "NextGame", "Stop", "TimerFired",
+           "Token"]
+
+Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
+
+
+@dataclass(frozen=True, slots=True)
+class ClientInput:
+    conn: Subscriber
+    msg: ClientMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect:
+    conn: Subscriber
+
+
+@dataclass(frozen=True, slots=True)
+class TimerFired:
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    token: Token
+    seat: int
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class NextGame:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    pass
+
+
+Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | Stop

@@ -1,0 +1,253 @@
+"""The lobby: creates tables (checking what the creator asked for), finds them
+by id or short code, rebuilds unfinished ones after a restart, and forgets
+finished ones after a while.
+
+>>> spec = check_spec({"preset": "seed001_216", "games": 2, "bots": {"4": "hosted"}})
+>>> spec.rules.tribute, spec.rules.leave_ends_game, spec.games, spec.bots
+(True, False, 2, {4: 'hosted'})
+>>> check_spec({"options": {"kaopia": True}})
+Traceback (most recent call last):
+...
+baohuang.server.table.lobby.LobbyError: bad_rules: unknown rule option 'kaopia'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ...actions import Action
+from ...bots import BOTS
+from ...match import Match
+from ...rules import RuleError, RuleSet
+from ..config import ServerConfig
+from ..db.storage import Storage, UserRecord
+from .seats import Seat, seats_from_json
+from .settings import Settings
+from .tables import Table
+
+__all__ = ["Lobby", "LobbyError", "TableSpec", "check_spec"]
+
+log = logging.getLogger("baohuang.server")
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+MAX_GAMES = 50
+MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 600.0
+
+
+class LobbyError(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A checked ``CreateTable`` body (docs/protocol.md §2)."""
+
+    preset: str | None
+    rules: RuleSet
+    timeout: float
+    games: int
+    bots: dict[int, str]
+    autostart: bool
+    seed: int
+
+
+def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise LobbyError("bad_request", f"{name!r} must be a number")
+    if not low <= value <= high:
+        raise LobbyError("bad_request", f"{name!r} must be between {low:g} and {high:g}")
+    return float(value)
+
+
+def check_spec(body: Any) -> TableSpec:
+    """Check a ``CreateTable`` body; raise :class:`LobbyError` naming what is wrong."""
+    if not isinstance(body, dict):
+        raise LobbyError("bad_request", "the body must be a JSON object")
+    known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed"}
+    extra = sorted(set(body) - known)
+    if extra:
+        raise LobbyError("bad_request", f"unknown field {extra[0]!r}")
+    preset = body.get("preset", "shandong")
+    options = body.get("options", {})
+    if not isinstance(preset, str):
+        raise LobbyError("bad_rules", "'preset' must be a preset name")
+    if not isinstance(options, dict):
+        raise LobbyError("bad_rules", "'options' must be an object of option: value")
+    try:
+        rules = RuleSet.preset(preset)
+        for name, value in options.items():
+            rules = (rules.with_option(f"{name}={value}") if isinstance(value, str)
+                     else rules.replace(**{name: value}))
+        rules = rules.replace(leave_ends_game=False)
+    except RuleError as exc:
+        raise LobbyError("bad_rules", str(exc)) from None
+    timeout = _number(body, "timeout", 30.0, MIN_TIMEOUT, MAX_TIMEOUT)
+    games = _number(body, "games", 1, 1, MAX_GAMES)
+    if games != int(games):
+        raise LobbyError("bad_request", "'games' must be a whole number")
+    bots = check_bots(body.get("bots", {}))
+    autostart = body.get("autostart", True)
+    if not isinstance(autostart, bool):
+        raise LobbyError("bad_request", "'autostart' must be true or false")
+    seed = body.get("seed")
+    if seed is None:
+        seed = random.randrange(2**31)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+        raise LobbyError("bad_request", "'seed' must be a whole number 0..2^31-1")
+    name = preset if not options else None
+    return TableSpec(name, rules, timeout, int(games), bots, autostart, seed)
+
+
+def check_bots(raw: Any) -> dict[int, str]:
+    if not isinstance(raw, dict):
+        raise LobbyError("bad_request", "'bots' must be an object of seat: bot name")
+    bots: dict[int, str] = {}
+    for key, name in raw.items():
+        try:
+            seat = int(key)
+        except (TypeError, ValueError):
+            raise LobbyError("bad_request", f"bot seat {key!r} is not a number") from None
+        if not 0 <= seat < 5:
+            raise LobbyError("bad_request", f"bot seat {seat} is not 0..4")
+        if not isinstance(name, str) or name not in BOTS:
+            raise LobbyError("unknown_bot", f"unknown bot {name!r} (one of: {', '.join(BOTS)})")
+        bots[seat] = name
+    return bots
+
+
+class Lobby:
+    """All tables in memory."""
+
+    def __init__(self, storage: Storage, config: ServerConfig) -> None:
+        self.storage = storage
+        self.config = config
+        self.tables: dict[str, Table] = {}
+        self.codes: dict[str, str] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def get(self, key: str) -> Table | None:
+        """A table by id or by short code (any case)."""
+        table = self.tables.get(key)
+        if table is None:
+            table_id = self.codes.get(key.strip().upper())
+            table = self.tables.get(table_id) if table_id else None
+        return table
+
+    def listing(self) -> list[Table]:
+        tables = [t for t in self.tables.values() if t.status in ("open", "playing")]
+        return sorted(tables, key=lambda t: -t.settings.created)
+
+    async def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
+            if code not in self.codes and not await self.storage.code_in_use(code):
+                return code
+
+    async def create(self, owner: UserRecord | None, spec: TableSpec,
+                     sit_owner: bool = False) -> Table:
+        """A new table (stored, its actor running)."""
+        table_id = secrets.token_hex(5)
+        settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
+                            spec.preset, spec.rules, spec.timeout, spec.games, spec.seed,
+                            spec.autostart, time.time())
+        seats: list[Seat | None] = [None] * 5
+        for seat, bot in spec.bots.items():
+            seats[seat] = Seat.for_bot(bot, spec.seed + seat)
+        if sit_owner and owner is not None:
+            seats[0] = Seat(name=owner.name, user_id=owner.id)
+        table = Table(settings, seats, self.storage, self.config)
+        await self.storage.insert_table({
+            "id": table_id, "code": settings.code, "owner": settings.owner,
+            "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
+            "games": spec.games, "seed": spec.seed, "autostart": spec.autostart,
+            "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
+            "created": settings.created, "finished": None})
+        self._add(table)
+        table.start()
+        return table
+
+    def _add(self, table: Table) -> None:
+        self.tables[table.id] = table
+        self.codes[table.settings.code] = table.id
+
+    async def restore(self) -> int:
+        """Rebuild every unfinished table from the database; returns how many."""
+        count = 0
+        for row in await self.storage.unfinished_tables():
+            try:
+                table = await self._rebuild(row)
+            except Exception:
+                log.exception("table %s cannot be rebuilt; marking it dissolved", row["id"])
+                await self.storage.update_table(row["id"], status="dissolved",
+                                                finished=time.time())
+                continue
+            self._add(table)
+            table.start(recovering=True)
+            count += 1
+        return count
+
+    async def _rebuild(self, row: dict[str, Any]) -> Table:
+        rules = RuleSet.from_dict(row["rules"])
+        settings = Settings(row["id"], row["code"], row["owner"], row["preset"], rules,
+                            row["timeout"], row["games"], row["seed"], row["autostart"],
+                            row["created"])
+        table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
+                      self.config, status=row["status"], totals=row["totals"])
+        if row["status"] != "playing":
+            return table
+        match = Match(rules, row["seed"], row["games"])
+        games = await self.storage.table_games(row["id"])
+        for position, game_row in enumerate(games):
+            if game_row["idx"] != position:
+                raise ValueError(f"games of table {row['id']} are not numbered 0, 1, …")
+            if position:
+                table.base += match.game.version
+                match.advance()
+            for stored in game_row["actions"]:
+                match.game.apply(Action.from_dict(stored["action"]))
+            table.game_ids.append(game_row["id"])
+        table.match = match
+        if games:
+            last = games[-1]
+            table.moves = len(last["actions"])
+            table.recorded = last["status"] == "over"
+            for seat, state in zip(table.seats, last["hosted"], strict=True):
+                if seat is not None and state:
+                    seat.hosted, seat.hosted_count = state["hosted"], state["count"]
+                    seat.left = state["left"]
+        else:                              # crashed between the start and the first game
+            table.status, table.match = "open", None
+        return table
+
+    def start_sweeper(self) -> None:
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(min(60.0, max(1.0, self.config.keep_finished / 4)))
+            now = time.monotonic()
+            for table in list(self.tables.values()):
+                if (table.finished_at is not None
+                        and now - table.finished_at > self.config.keep_finished
+                        and not table.conns()):
+                    await table.stop()
+                    self.tables.pop(table.id, None)
+                    self.codes.pop(table.settings.code, None)
+
+    async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        for table in list(self.tables.values()):
+            await table.stop()

@@ -1,0 +1,305 @@
+"""What people do at a table: join (or come back), take and leave seats, put
+bots in, act, toggle 托管, resync, leave, disconnect.  These run inside the
+table's actor task, one input at a time, so none of them races another."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+from ...actions import Action, ActionKind, ActionParseError
+from ...game import Game
+from ...state import IllegalAction
+from ..config import ServerConfig
+from ..wire import render
+from ..wire.protocol import (
+    Act,
+    AddBot,
+    ClientMessage,
+    Hosted,
+    Join,
+    Leave,
+    RemoveBot,
+    Resync,
+    Sit,
+    Stand,
+    Start,
+)
+from .seats import Seat
+from .settings import Settings
+from .subscriber import Subscriber
+
+__all__ = ["SeatingTable", "client", "disconnect"]
+
+
+class SeatingTable(Protocol):
+    """What seating reads and does at a table (the table actor is one)."""
+
+    turn_started: float
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def seats(self) -> list[Seat | None]: ...
+    @property
+    def watchers(self) -> set[Subscriber]: ...
+    @property
+    def game(self) -> Game | None: ...
+    @property
+    def base(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def recorded(self) -> bool: ...
+
+    def seat_of(self, user_id: int) -> int | None: ...
+    def five_seated(self) -> bool: ...
+    def deadline(self) -> float | None: ...
+    def game_over_message(self) -> dict[str, Any]: ...
+    def broadcast_table(self) -> None: ...
+    def schedule(self) -> None: ...
+    async def save_seats(self) -> None: ...
+    async def save_hosted(self) -> None: ...
+    async def start_match(self) -> None: ...
+    async def apply(self, seat: int, action: Action, source: str) -> None: ...
+
+
+async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
+    """Handle one message of a connection at (or joining) ``table``."""
+    if isinstance(msg, Join):
+        await join(table, conn, msg)
+    elif conn.table is not table:
+        conn.error("not_joined", "send join first", _ref(msg))
+    elif isinstance(msg, Act):
+        await act(table, conn, msg)
+    elif isinstance(msg, Resync):
+        sync(table, conn, msg.version)
+    elif isinstance(msg, Hosted):
+        await hosted(table, conn, msg.on)
+    elif isinstance(msg, Leave):
+        await leave(table, conn)
+    elif isinstance(msg, Sit | Stand | AddBot | RemoveBot | Start):
+        await lobby(table, conn, msg)
+
+
+async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
+    """Seat (or re-seat) a player, or add a watcher; then bring them up to date."""
+    user = conn.user
+    if msg.as_ == "player" and user is None:
+        conn.error("login_required", "playing needs a session (log in or play as a guest)",
+                   "join")
+        return
+    table.watchers.discard(conn)
+    conn.table, conn.seat = table, None
+    seat_index = table.seat_of(user.id) if (user and msg.as_ == "player") else None
+    if seat_index is not None:
+        seat = table.seats[seat_index]
+        assert seat is not None
+        if seat.conn is not None and seat.conn is not conn:
+            seat.conn.table = None
+            seat.conn.close(4000, "this seat was taken over by a newer connection")
+        seat.conn, seat.away_since = conn, None
+        conn.seat = seat_index
+        if table.game is not None and table.game.to_act == seat_index:
+            table.turn_started = time.monotonic()     # a fresh decision time on return
+    elif user is not None and msg.as_ == "player" and table.status == "open" and \
+            None in table.seats:
+        seat_index = table.seats.index(None)
+        table.seats[seat_index] = Seat(name=user.name, user_id=user.id, conn=conn,
+                                      away_since=None)
+        conn.seat = seat_index
+        await table.save_seats()
+    else:
+        table.watchers.add(conn)
+    table.broadcast_table()
+    sync(table, conn, msg.version)
+    if table.status == "open" and table.five_seated() and table.settings.autostart:
+        await table.start_match()
+    else:
+        table.schedule()
+
+
+def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
+    """Send what ``conn`` missed since ``version``: events of this game, or a snapshot."""
+    game = table.game
+    if game is None:
+        return
+    current = table.version
+    if version is not None and table.base <= version < current:
+        texts, _ = render.event_texts(game, conn.seat, base=table.base, index=table.index,
+                                      since=version, deadline=table.deadline())
+        conn.send_all(texts)              # (the last one with the whole view)
+    else:
+        conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index))
+    if game.is_over and table.recorded:
+        conn.send_json(table.game_over_message())
+
+
+async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
+    """A seated player's decision: checked here, judged by the engine."""
+    game, seat_index = table.game, conn.seat
+    if seat_index is None:
+        conn.error("not_seated", "only a seated player acts", "act")
+        return
+    if game is None or game.is_over or table.status != "playing":
+        conn.error("not_your_turn", "no game is in progress", "act")
+        return
+    seat = table.seats[seat_index]
+    assert seat is not None
+    if game.to_act != seat_index:
+        conn.error("not_your_turn", f"seat {game.to_act} is to act, not you", "act")
+        return
+    if msg.version is not None and msg.version != table.version:
+        conn.error("stale", f"version {msg.version} is not the current version "
+                   f"{table.version}", "act")
+        return
+    if seat.auto(table.config.away_grace):
+        conn.error("not_allowed", "your seat is on 托管: turn it off first", "act")
+        return
+    try:
+        action = Action.read(msg.action)
+    except (ActionParseError, ValueError) as exc:
+        conn.error("bad_action", str(exc), "act")
+        return
+    if action.kind is ActionKind.LEAVE:
+        conn.error("bad_action", "to leave send the leave message", "act")
+        return
+    try:
+        await table.apply(seat_index, action, "player")
+    except IllegalAction as exc:
+        conn.error("illegal", exc.reason, "act")
+
+
+async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
+    """托管 on or off for the connection's seat (off refused once locked)."""
+    seat = table.seats[conn.seat] if conn.seat is not None else None
+    game = table.game
+    if seat is None or game is None or game.is_over:
+        conn.error("not_allowed", "托管 is for a seated player during a game", "hosted")
+        return
+    if on:
+        seat.put_on_hosted()
+    elif seat.locked:
+        conn.error("locked", "托管 cannot be taken off: put on more than "
+                   "three times this game, or you left", "hosted")
+        return
+    else:
+        seat.hosted = False
+        table.turn_started = time.monotonic()
+    await table.save_hosted()
+    table.broadcast_table()
+    table.schedule()
+
+
+async def leave(table: SeatingTable, conn: Subscriber) -> None:
+    """Leave the table; during a game that is 逃跑 (RULES.md §6–7)."""
+    seat_index = conn.seat
+    seat = table.seats[seat_index] if seat_index is not None else None
+    game = table.game
+    if seat is not None and seat_index is not None:
+        if table.status == "open":
+            table.seats[seat_index] = None
+            await table.save_seats()
+        elif table.status == "playing" and game is not None and not game.is_over \
+                and not seat.left:
+            await table.apply(seat_index, Action(ActionKind.LEAVE, (), seat_index), "leave")
+            seat.put_on_hosted()
+            seat.left = True
+            await table.save_hosted()
+        seat.conn, seat.away_since = None, time.monotonic()
+    table.watchers.discard(conn)
+    conn.table, conn.seat = None, None
+    conn.send_json({"type": "left", "table": table.id})
+    table.broadcast_table()
+    table.schedule()
+
+
+async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
+    """Seating before the start: sit, stand, add or remove a bot, start."""
+    ref = _ref(msg)
+    if table.status != "open":
+        conn.error("started", "seats change only before the start", ref)
+        return
+    user = conn.user
+    if isinstance(msg, Start):
+        if user is None or (table.seat_of(user.id) is None and user.id != table.settings.owner):
+            conn.error("not_seated", "only seated players and the owner start a table", ref)
+            return
+        if not table.five_seated():
+            conn.error("not_ready", "five seats must be taken to start", ref)
+            return
+        await table.start_match()
+        return
+    if user is None:
+        conn.error("login_required", "seating needs a session", ref)
+        return
+    mine = table.seat_of(user.id)
+    if isinstance(msg, Stand):
+        if mine is None:
+            conn.error("not_seated", "you have no seat", ref)
+            return
+        table.seats[mine] = None
+        conn.seat = None
+        table.watchers.add(conn)
+    else:
+        assert isinstance(msg, Sit | AddBot | RemoveBot)
+        if not 0 <= msg.seat < 5:
+            conn.error("bad_seat", f"seat {msg.seat} is not 0..4", ref)
+            return
+        target = table.seats[msg.seat]
+        if isinstance(msg, Sit):
+            if target is not None:
+                conn.error("seat_taken", f"seat {msg.seat} is taken", ref)
+                return
+            if mine is not None:
+                table.seats[msg.seat], table.seats[mine] = table.seats[mine], None
+            else:
+                table.seats[msg.seat] = Seat(name=user.name, user_id=user.id, conn=conn,
+                                            away_since=None)
+                table.watchers.discard(conn)
+            conn.seat = msg.seat
+        elif mine is None and user.id != table.settings.owner:
+            conn.error("not_seated", "only seated players and the owner seat bots", ref)
+            return
+        elif isinstance(msg, AddBot):
+            if target is not None:
+                conn.error("seat_taken", f"seat {msg.seat} is taken", ref)
+                return
+            try:
+                table.seats[msg.seat] = Seat.for_bot(msg.bot, table.settings.seed + msg.seat)
+            except ValueError as exc:
+                conn.error("unknown_bot", str(exc), ref)
+                return
+        elif target is None or not target.is_bot:
+            conn.error("bad_seat", f"seat {msg.seat} holds no bot", ref)
+            return
+        else:
+            table.seats[msg.seat] = None
+    await table.save_seats()
+    table.broadcast_table()
+    if table.five_seated() and table.settings.autostart:
+        await table.start_match()
+
+
+async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
+    """A connection is gone: its seat is kept (away) for its player to come back."""
+    table.watchers.discard(conn)
+    for seat in table.seats:
+        if seat is not None and seat.conn is conn:
+            seat.conn, seat.away_since = None, time.monotonic()
+    if conn.table is table:
+        conn.table, conn.seat = None, None
+    table.broadcast_table()
+    table.schedule()
+
+
+def _ref(msg: ClientMessage) -> str:
+    return str(type(msg).__struct_config__.tag)

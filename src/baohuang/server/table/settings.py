@@ -1,0 +1,25 @@
+"""What a table was created with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...rules import RuleSet
+
+__all__ = ["Settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a table was created with."""
+
+    id: str
+    code: str
+    owner: int | None
+    preset: str | None
+    rules: RuleSet
+    timeout: float
+    games: int
+    seed: int
+    autostart: bool
+    created: float

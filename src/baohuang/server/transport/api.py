@@ -1,0 +1,217 @@
+"""HTTP JSON API under ``/api`` (docs/protocol.md §2)."""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ...bots import bot_names
+from ...rules import OPTION_HELP, PRESETS, RuleSet
+from ..accounts.accounts import AccountError, user_json
+from ..accounts.levels import LEVELS
+from ..db.storage import UserRecord
+from ..table.lobby import LobbyError, check_spec
+from ..wire.replay import replay
+from .state import COOKIE, server_state, session_token, session_user
+
+__all__ = ["routes"]
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise LobbyError("bad_request", "the body must be JSON") from None
+    if not isinstance(body, dict):
+        raise LobbyError("bad_request", "the body must be a JSON object")
+    return body
+
+
+def _logged_in(token: str, user: UserRecord, status: int = 200) -> JSONResponse:
+    response = JSONResponse({"token": token, "user": user_json(user)}, status_code=status)
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax", path="/",
+                        max_age=60 * 60 * 24 * 365)
+    return response
+
+
+async def guest(request: Request) -> Response:
+    body = await _body(request)
+    token, user = await server_state(request).accounts.guest(body.get("name"))
+    return _logged_in(token, user)
+
+
+async def register(request: Request) -> Response:
+    body = await _body(request)
+    token, user = await server_state(request).accounts.register(body.get("name"),
+                                                                body.get("password"))
+    return _logged_in(token, user, 201)
+
+
+async def login(request: Request) -> Response:
+    body = await _body(request)
+    token, user = await server_state(request).accounts.login(body.get("name"),
+                                                             body.get("password"))
+    return _logged_in(token, user)
+
+
+async def logout(request: Request) -> Response:
+    token = session_token(request)
+    if token:
+        await server_state(request).accounts.logout(token)
+    response = JSONResponse({"ok": True})
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+async def me(request: Request) -> Response:
+    user = await session_user(request)
+    if user is None:
+        return error(401, "login_required", "no session: log in or play as a guest")
+    return JSONResponse(user_json(user))
+
+
+async def user_detail(request: Request) -> Response:
+    try:
+        user_id = int(request.path_params["user_id"])
+    except ValueError:
+        return error(404, "not_found", "no such user")
+    user = await server_state(request).storage.user(user_id)
+    if user is None:
+        return error(404, "not_found", f"no user {user_id}")
+    return JSONResponse(user_json(user))
+
+
+async def leaderboard(request: Request) -> Response:
+    users = await server_state(request).storage.leaderboard()
+    return JSONResponse({"users": [user_json(u) for u in users]})
+
+
+async def levels(request: Request) -> Response:
+    return JSONResponse({"levels": [lv._asdict() for lv in LEVELS]})
+
+
+def _option(name: str, default: Any) -> dict[str, Any]:
+    kind = type(default)
+    zh, en = OPTION_HELP.get(name, ("", ""))
+    if isinstance(default, Enum):
+        values: list[Any] | None = [m.value for m in type(default)]
+        type_name, default = "enum", default.value
+    elif kind is bool:
+        values, type_name = [False, True], "bool"
+    else:
+        values, type_name = None, "int"
+    return {"values": values, "type": type_name, "default": default, "zh": zh, "en": en}
+
+
+async def rules(request: Request) -> Response:
+    defaults = RuleSet()
+    options = {f.name: _option(f.name, getattr(defaults, f.name))
+               for f in dataclasses.fields(RuleSet)}
+    return JSONResponse({"presets": {name: r.to_dict() for name, r in PRESETS.items()},
+                         "options": options, "bots": bot_names()})
+
+
+async def list_tables(request: Request) -> Response:
+    lobby = server_state(request).lobby
+    return JSONResponse({"tables": [t.table_json(None) for t in lobby.listing()]})
+
+
+async def create_table(request: Request) -> Response:
+    user = await session_user(request)
+    if user is None:
+        return error(401, "login_required", "creating a table needs a session")
+    spec = check_spec(await _body(request))
+    table = await server_state(request).lobby.create(user, spec)
+    return JSONResponse({"id": table.id, "code": table.settings.code,
+                         "table": table.table_json(None)}, status_code=201)
+
+
+async def quickplay(request: Request) -> Response:
+    user = await session_user(request)
+    if user is None:
+        return error(401, "login_required", "playing needs a session")
+    body = await _body(request)
+    bots = body.pop("bots", "hosted")
+    if isinstance(bots, str):
+        bots = [bots] * 4
+    if not isinstance(bots, list) or len(bots) != 4:
+        raise LobbyError("bad_request", "'bots' is a bot name or a list of four")
+    spec = check_spec({**body, "bots": {str(i + 1): b for i, b in enumerate(bots)},
+                       "autostart": True})
+    table = await server_state(request).lobby.create(user, spec, sit_owner=True)
+    return JSONResponse({"id": table.id, "code": table.settings.code, "seat": 0,
+                         "table": table.table_json(None)}, status_code=201)
+
+
+async def table_detail(request: Request) -> Response:
+    table = server_state(request).lobby.get(request.path_params["key"])
+    if table is None:
+        return error(404, "not_found", f"no table {request.path_params['key'][:40]!r}")
+    return JSONResponse(table.table_json(None))
+
+
+async def history(request: Request) -> Response:
+    user = await session_user(request)
+    if user is None:
+        return error(401, "login_required", "history needs a session")
+    try:
+        limit = max(1, min(200, int(request.query_params.get("limit", "50"))))
+    except ValueError:
+        return error(400, "bad_request", "'limit' must be a number")
+    games = await server_state(request).storage.history(user.id, limit)
+    return JSONResponse({"games": games})
+
+
+async def game_replay(request: Request) -> Response:
+    try:
+        game_id = int(request.path_params["game_id"])
+    except ValueError:
+        return error(404, "not_found", "no such game")
+    row = await server_state(request).storage.game(game_id)
+    if row is None:
+        return error(404, "not_found", f"no game {game_id}")
+    if row["status"] != "over":
+        return error(409, "not_finished", f"game {game_id} is still being played")
+    return JSONResponse(replay(row))
+
+
+def _guard(handler: Any) -> Any:
+    async def wrapped(request: Request) -> Response:
+        try:
+            response: Response = await handler(request)
+        except AccountError as exc:
+            status = {"name_taken": 409, "bad_credentials": 401}.get(exc.code, 400)
+            return error(status, exc.code, exc.message)
+        except LobbyError as exc:
+            return error(400, exc.code, exc.message)
+        return response
+    wrapped.__name__ = handler.__name__
+    return wrapped
+
+
+routes = [
+    Route("/api/guest", _guard(guest), methods=["POST"]),
+    Route("/api/register", _guard(register), methods=["POST"]),
+    Route("/api/login", _guard(login), methods=["POST"]),
+    Route("/api/logout", _guard(logout), methods=["POST"]),
+    Route("/api/me", _guard(me)),
+    Route("/api/users/{user_id}", _guard(user_detail)),
+    Route("/api/leaderboard", _guard(leaderboard)),
+    Route("/api/levels", _guard(levels)),
+    Route("/api/rules", _guard(rules)),
+    Route("/api/tables", _guard(list_tables)),
+    Route("/api/tables", _guard(create_table), methods=["POST"]),
+    Route("/api/tables/{key}", _guard(table_detail)),
+    Route("/api/quickplay", _guard(quickplay), methods=["POST"]),
+    Route("/api/history", _guard(history)),
+    Route("/api/games/{game_id}/replay", _guard(game_replay)),
+]

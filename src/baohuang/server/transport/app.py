@@ -1,0 +1,101 @@
+"""The ASGI application and ``baohuang serve``.
+
+On start the database is migrated and every unfinished table is rebuilt from
+its records; then the API (``/api``), the WebSocket (``/ws``) and the web
+client (``/``) are served.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from ...web import STATIC_DIR
+from ..accounts.accounts import Accounts
+from ..config import ServerConfig
+from ..db.storage import open_storage
+from ..runtime import tune_gc
+from ..table.lobby import Lobby
+from .api import routes as api_routes
+from .state import ServerState
+from .ws import WebSocketEndpoint
+from .wsbatch import ws_protocol
+
+__all__ = ["STATIC_DIR", "create_app", "serve", "uvicorn_config"]
+
+log = logging.getLogger("baohuang.server")
+MAX_FRAME = 64 * 1024
+
+
+async def _health(request: Request) -> Response:
+    state: ServerState = request.app.state.server
+    return JSONResponse({"ok": True, "tables": len(state.lobby.tables),
+                         "database": state.storage.dialect})
+
+
+async def _no_client(request: Request) -> Response:
+    return HTMLResponse("<!doctype html><title>baohuang</title><p>The 保皇 server is running; "
+                        "the web client is not installed. API: <code>/api</code>, "
+                        "WebSocket: <code>/ws</code>.</p>")
+
+
+def create_app(config: ServerConfig | None = None, static_dir: Path | None = STATIC_DIR
+               ) -> Starlette:
+    """The application; its lifespan opens the database and restores tables."""
+    cfg = config or ServerConfig()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        storage = await open_storage(cfg.db_url)
+        lobby = Lobby(storage, cfg)
+        app.state.server = ServerState(cfg, storage, Accounts(storage), lobby)
+        restored = await lobby.restore()
+        if restored:
+            log.info("restored %d unfinished table(s)", restored)
+        lobby.start_sweeper()
+        try:
+            yield
+        finally:
+            await lobby.close()
+            await storage.close()
+
+    routes: list[BaseRoute] = [*api_routes, Route("/healthz", _health),
+                               WebSocketRoute("/ws", WebSocketEndpoint())]
+    if static_dir is not None and static_dir.is_dir():
+        routes.append(Mount("/", StaticFiles(directory=static_dir, html=True), name="web"))
+    else:
+        routes.append(Route("/", _no_client))
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
+                   log_level: str = "info") -> uvicorn.Config:
+    """uvicorn's settings for ``app`` (``bench/server.py`` runs its baseline with them
+    too): WebSocket pings, frame size, compression, and the websockets-sansio
+    protocol with batched sends (:mod:`.wsbatch`)."""
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                          ws=ws_protocol(),
+                          ws_ping_interval=config.ping_interval,
+                          ws_ping_timeout=config.ping_interval,
+                          ws_max_size=MAX_FRAME, lifespan="on",
+                          ws_per_message_deflate=config.ws_compression)
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, config: ServerConfig | None = None,
+          log_level: str = "info") -> None:
+    """Run the server until interrupted."""
+    cfg = config or ServerConfig()
+    tune_gc()
+    logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    server = uvicorn.Server(uvicorn_config(create_app(cfg), cfg, host, port, log_level))
+    server.run()

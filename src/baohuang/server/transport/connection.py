@@ -1,0 +1,188 @@
+"""One WebSocket connection, a table's :class:`~..table.subscriber.Subscriber`: a
+user, a bounded send queue and a writer task.  A table never waits for a client:
+:meth:`Connection.send` only queues, and a connection whose queue is full is closed
+(1008) — it can reconnect and resync."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket
+
+from ..db.storage import UserRecord
+from ..wire.protocol import encode, error_message
+from .wsbatch import SEND_MANY
+
+if TYPE_CHECKING:
+    from ..table.tables import Table
+
+__all__ = ["Connection"]
+
+log = logging.getLogger("baohuang.server")
+_ids = itertools.count(1)
+
+
+#: the ASGI ``send`` callable of a WebSocket connection
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+#: :mod:`.wsbatch`'s ``write``: texts to the socket at once, if it takes them now
+WriteNow = Callable[[Sequence[str]], bool]
+
+
+class Connection:
+    """A client connection.  ``table`` and ``seat`` are set by the table it joined.
+
+    ``send`` is the connection's ASGI send (below Starlette's ``WebSocket``, which is
+    kept for the handshake and closing): each queued text goes out as one
+    ``websocket.send`` message, or — with ``send_many`` — the texts queued together
+    as one ``baohuang.send_many`` message (see :mod:`.wsbatch`).  With ``write_now``
+    (that extension's synchronous write) texts sent while nothing waits in the queue
+    go to the socket at once, and only what the socket does not take now is queued
+    for the writer task."""
+
+    def __init__(self, websocket: WebSocket, user: UserRecord | None, queue_size: int, *,
+                 abuse_limit: int = 20, abuse_window: float = 10.0,
+                 send: Send | None = None, send_many: bool = False,
+                 write_now: WriteNow | None = None) -> None:
+        self.id = next(_ids)
+        self.websocket = websocket
+        self.user = user
+        #: the table this connection's messages go to (set on ``join``, before the table
+        #: has handled it); ``table`` is set by the table itself (the connection is its
+        #: :class:`~..table.subscriber.Subscriber`)
+        self.route: Table | None = None
+        self.table: object | None = None
+        self.seat: int | None = None
+        self.closed = False
+        self.close_code: int | None = None
+        self._send: Send = send if send is not None else websocket.send
+        #: ``send`` takes :data:`.wsbatch.SEND_MANY` messages (the server's uvicorn
+        #: protocol offers them): what is queued at once goes out in one write
+        self._send_many = send_many
+        self._write_now = write_now
+        #: texts waiting for the writer; a ``(code, reason)`` closes after them
+        self._pending: deque[str | tuple[int, str]] = deque()
+        self._queue_size = queue_size
+        self._wake: asyncio.Future[None] | None = None    # the idle writer waits on it
+        self._writer: asyncio.Task[None] | None = None
+        self._flushing = False
+        self._strikes: deque[float] = deque()
+        self._abuse_limit = abuse_limit
+        self._abuse_window = abuse_window
+
+    def __repr__(self) -> str:
+        who = self.user.name if self.user else "anonymous"
+        return f"<Connection {self.id} {who} seat={self.seat}>"
+
+    def start(self) -> None:
+        self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, text: str) -> None:
+        """Send one message (or queue it); drop the connection if it cannot keep up."""
+        self.send_all((text,))
+
+    def send_all(self, texts: Sequence[str]) -> None:
+        """Send messages in order: at once when the writer is idle and the socket
+        takes them, otherwise through the queue; drop the connection if it cannot
+        keep up."""
+        if self.closed or not texts:
+            return
+        pending = self._pending
+        # (an idle writer holds nothing: what is written now cannot overtake a message)
+        if self._wake is not None and not pending and self._write_now is not None \
+                and self._write_now(texts):
+            return
+        if len(pending) + len(texts) > self._queue_size:
+            log.info("dropping %r: send queue full", self)
+            self.close(1008, "send queue full: reading too slowly")
+            return
+        pending.extend(texts)
+        self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        """Wake the writer if it waits for something to send."""
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
+
+    def send_json(self, message: dict[str, Any]) -> None:
+        self.send(encode(message))
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        """Refuse a message; too many refusals in a short time close the socket (1008)."""
+        self.send(encode(error_message(code, message, ref)))
+        now = time.monotonic()
+        self._strikes.append(now)
+        while self._strikes and now - self._strikes[0] > self._abuse_window:
+            self._strikes.popleft()
+        if len(self._strikes) > self._abuse_limit:
+            self.close(1008, "too many refused messages", flush=True)
+
+    def close(self, code: int, reason: str, *, flush: bool = False) -> None:
+        """Close from the server side (the reader then sees the disconnect).  With
+        ``flush`` the messages already queued are sent first."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        if flush and self._writer is not None and len(self._pending) < self._queue_size:
+            self._pending.append((code, reason))
+            self._flushing = True
+            self._wake_writer()
+            return
+        if self._writer is not None:
+            self._writer.cancel()
+        asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.websocket.close(code, reason)
+
+    async def _write(self) -> None:
+        pending = self._pending
+        send = self._send
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                if not pending:
+                    wake = self._wake = loop.create_future()
+                    await wake
+                    continue
+                item = pending.popleft()        # all that is queued, in one wake-up
+                if isinstance(item, tuple):     # close after a flush
+                    await self._close(*item)
+                    return
+                if self._send_many and pending and isinstance(pending[0], str):
+                    texts = [item]
+                    while pending:
+                        more = pending[0]
+                        if not isinstance(more, str):
+                            break
+                        texts.append(more)
+                        pending.popleft()
+                    await send({"type": SEND_MANY, "texts": texts})
+                else:
+                    await send({"type": "websocket.send", "text": item})
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.closed = True
+
+    async def stop(self) -> None:
+        """Called when the reader is done: end the writer (after its flush, if any)."""
+        self.closed = True
+        if self._writer is not None and self._flushing:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._writer), 5)
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._writer

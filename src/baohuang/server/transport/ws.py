@@ -1,0 +1,168 @@
+"""The WebSocket endpoint ``/ws``: checks the Origin, finds the session,
+reads messages (size limit, rate limit, decoding) and hands each to its
+table's queue.  Nothing here touches a game."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
+
+from ..accounts.accounts import user_json
+from ..config import ServerConfig
+from ..table.inputs import ClientInput, Disconnect
+from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
+from .connection import Connection, WriteNow
+from .state import server_state, session_user
+from .wsbatch import SEND_MANY, TextHandler
+
+__all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
+
+log = logging.getLogger("baohuang.server")
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+class TokenBucket:
+    """``rate`` messages per second on average, ``burst`` at once.
+
+    >>> bucket = TokenBucket(rate=1.0, burst=2, now=0.0)
+    >>> [bucket.take(0.0), bucket.take(0.0), bucket.take(0.0), bucket.take(1.0)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, rate: float, burst: int, now: float | None = None) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic() if now is None else now
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+def origin_allowed(origin: str | None, host: str | None, config: ServerConfig) -> bool:
+    """Browsers may connect from the server's own host or from localhost.
+
+    >>> cfg = ServerConfig(db_url="sqlite+aiosqlite://")
+    >>> origin_allowed(None, "example.org", cfg), origin_allowed("https://example.org",
+    ...     "example.org", cfg), origin_allowed("https://evil.test", "example.org", cfg)
+    (True, True, False)
+    >>> origin_allowed("http://localhost:5173", "example.org", cfg)
+    True
+    """
+    if origin is None:
+        return True
+    if origin in config.allowed_origins:
+        return True
+    parts = urlsplit(origin)
+    if parts.hostname in LOCAL_HOSTS:
+        return True
+    return host is not None and parts.netloc.lower() == host.lower()
+
+
+class WebSocketEndpoint:
+    """The ``/ws`` ASGI app.  Starlette's :class:`WebSocket` does the handshake, the
+    session lookup and closing; messages are read from and written to the ASGI
+    ``receive`` and ``send`` themselves (one call each per message, without the
+    ``WebSocket`` state checks on top), or — on our uvicorn protocol
+    (:mod:`.wsbatch`) — written at once and taken as they arrive."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        extension = (scope.get("extensions") or {}).get(SEND_MANY) or {}
+        await websocket_endpoint(WebSocket(scope, receive, send), receive, send,
+                                 send_many=bool(extension), write_now=extension.get("write"),
+                                 set_text_handler=extension.get("receive"))
+
+
+async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = None,
+                             send: Send | None = None, *, send_many: bool = False,
+                             write_now: WriteNow | None = None,
+                             set_text_handler: Callable[[TextHandler], None] | None = None
+                             ) -> None:
+    state = server_state(websocket)
+    config = state.config
+    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
+                          config):
+        await websocket.close(1008, "origin not allowed")
+        return
+    user = await session_user(websocket)
+    await websocket.accept()
+    conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
+                      abuse_window=config.abuse_window, send=send, send_many=send_many,
+                      write_now=write_now)
+    conn.start()
+    conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
+                    "limits": {"max_message_bytes": config.max_message_bytes,
+                               "rate_per_second": config.rate_per_second,
+                               "burst": config.burst}})
+    bucket = TokenBucket(config.rate_per_second, config.burst)
+
+    def take(data: str | bytes) -> None:
+        """One message from the client: checked, decoded and handed on."""
+        if conn.closed:
+            return
+        handle(data)
+        if conn.closed and conn.route is not None:
+            # (closed for abuse: the table hears of it now, not when the socket is gone)
+            conn.route.post(Disconnect(conn))
+            conn.route = None
+
+    def handle(data: str | bytes) -> None:
+        size = len(data)
+        if isinstance(data, str) and size * 4 > config.max_message_bytes:
+            size = len(data.encode())                 # (UTF-8: at most 4 bytes a character)
+        if size > config.max_message_bytes:
+            conn.error("too_large", f"a message has at most {config.max_message_bytes} "
+                       f"bytes, this one has {size}")
+            return
+        if not bucket.take():
+            conn.error("rate_limited", f"more than {config.rate_per_second:g} messages "
+                       "per second", message_type(data))
+            return
+        try:
+            msg = decode_client(data)
+        except ProtocolError as exc:
+            conn.error(exc.code, exc.message, message_type(data))
+            return
+        if isinstance(msg, Ping):
+            conn.send_json({"type": "pong"})
+        elif isinstance(msg, Join):
+            table = state.lobby.get(msg.table)
+            if table is None:
+                conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+                return
+            if conn.route is not None and conn.route is not table:
+                conn.route.post(Disconnect(conn))
+            conn.route = table
+            table.post(ClientInput(conn, msg))
+        elif conn.route is None:
+            conn.error("not_joined", "send join first", message_type(data))
+        else:
+            conn.route.post(ClientInput(conn, msg))
+
+    if set_text_handler is not None:
+        set_text_handler(take)            # text messages: taken as they arrive
+    read = receive if receive is not None else websocket.receive
+    try:
+        while not conn.closed:
+            message = await read()
+            if message["type"] != "websocket.receive":
+                break                                 # websocket.disconnect
+            data: str | bytes | None = message.get("text")
+            take(data if data is not None else message.get("bytes") or b"")
+    except Exception:
+        log.debug("connection %r ended with an error", conn, exc_info=True)
+    finally:
+        if conn.route is not None:
+            conn.route.post(Disconnect(conn))
+        await conn.stop()

@@ -1,0 +1,167 @@
+"""WebSocket messages (docs/protocol.md §4) as msgspec tagged unions.
+
+Client messages are decoded with :func:`decode_client`, which raises
+:class:`ProtocolError` with a code from docs/protocol.md §4.3 naming what was
+wrong.  Server messages are built by the helpers at the end and encoded once
+per receiving seat.
+
+>>> decode_client(b'{"type":"join","table":"7KQ2PA","as":"watcher"}')
+Join(table='7KQ2PA', as_='watcher', version=None)
+>>> decode_client(b'{"type":"act","action":"play 9 9","version":4}')
+Act(action='play 9 9', version=4)
+>>> decode_client(b'{"type":"dance"}')
+Traceback (most recent call last):
+...
+baohuang.server.wire.protocol.ProtocolError: unknown_type: unknown message type 'dance'
+>>> decode_client(b'{"type":"sit","seat":"two"}')
+Traceback (most recent call last):
+...
+baohuang.server.wire.protocol.ProtocolError: invalid: Expected `int`, got `str` - at `$.seat`
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "CLIENT_TYPES",
+    "Act",
+    "AddBot",
+    "ClientMessage",
+    "Hosted",
+    "Join",
+    "Leave",
+    "Ping",
+    "ProtocolError",
+    "RemoveBot",
+    "Resync",
+    "Sit",
+    "Stand",
+    "Start",
+    "decode_client",
+    "encode",
+    "error_message",
+    "message_type",
+]
+
+
+class ProtocolError(ValueError):
+    """A message the server refuses; ``code`` is one of docs/protocol.md §4.3."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+class _Msg(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+    pass
+
+
+class Join(_Msg, tag="join"):
+    """Enter a table as a player (take back or take a seat) or as a watcher."""
+
+    table: str
+    as_: Literal["player", "watcher"] = msgspec.field(default="player", name="as")
+    version: int | None = None
+
+
+class Sit(_Msg, tag="sit"):
+    seat: int
+
+
+class Stand(_Msg, tag="stand"):
+    pass
+
+
+class AddBot(_Msg, tag="add_bot"):
+    seat: int
+    bot: str
+
+
+class RemoveBot(_Msg, tag="remove_bot"):
+    seat: int
+
+
+class Start(_Msg, tag="start"):
+    pass
+
+
+class Leave(_Msg, tag="leave"):
+    """Leave the table (逃跑 during a game)."""
+
+
+class Act(_Msg, tag="act"):
+    """A decision: its text as in ``legal_actions`` (``"play 9 9"``) or its
+    ``Action.to_dict()`` object; ``version``: the last version seen."""
+
+    action: str | dict[str, Any]
+    version: int | None = None
+
+
+class Hosted(_Msg, tag="hosted"):
+    """托管 on or off."""
+
+    on: bool
+
+
+class Resync(_Msg, tag="resync"):
+    version: int | None = None
+
+
+class Ping(_Msg, tag="ping"):
+    pass
+
+
+ClientMessage = Join | Sit | Stand | AddBot | RemoveBot | Start | Leave | Act | Hosted | \
+    Resync | Ping
+
+CLIENT_TYPES: tuple[str, ...] = ("join", "sit", "stand", "add_bot", "remove_bot", "start",
+                                 "leave", "act", "hosted", "resync", "ping")
+
+_decoder: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
+_any_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+
+def decode_client(data: bytes | str) -> ClientMessage:
+    """Decode one client message or raise :class:`ProtocolError`."""
+    try:
+        return _decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        return _classify_type_error(data, str(exc))
+    except msgspec.DecodeError as exc:
+        raise ProtocolError("malformed", f"not a JSON message: {exc}") from None
+
+
+def _classify_type_error(data: bytes | str, text: str) -> ClientMessage:
+    try:
+        raw = _any_decoder.decode(data)
+    except msgspec.DecodeError:  # pragma: no cover - decoded above already
+        raise ProtocolError("malformed", "not a JSON message") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+        raise ProtocolError("malformed", "a message is an object with a string 'type'")
+    if raw["type"] not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", f"unknown message type {raw['type'][:40]!r}")
+    raise ProtocolError("invalid", text)
+
+
+def message_type(data: bytes | str) -> str | None:
+    """The ``type`` of a raw message, when it has a sensible one (for ``ref``)."""
+    try:
+        raw = _any_decoder.decode(data)
+    except msgspec.DecodeError:
+        return None
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    return kind if isinstance(kind, str) and kind in CLIENT_TYPES else None
+
+
+def encode(message: dict[str, Any]) -> str:
+    """One server message as JSON text."""
+    return _encoder.encode(message).decode()
+
+
+def error_message(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "ref": ref}

@@ -1,0 +1,270 @@
+"""The one serializer of game state for clients.
+
+Everything a client learns about a game comes from ``game.view(seat)`` and
+``game.events_for(seat, since)`` — ``seat`` is the receiving seat, ``None``
+for a watcher — so nothing hidden from a seat can reach it.
+
+A ``snapshot`` carries the whole view.  ``event`` messages carry only what
+changed: the fields of the seat's view that differ from the view it was sent
+last (all of them when there is none), on the last message of a batch.
+
+>>> import baohuang as bh
+>>> game = bh.Game.new(seed=4)
+>>> snap = snapshot(game, 2, base=0, index=0)
+>>> snap["version"] == game.version, len(snap["view"]["hand"]) > 0
+(True, True)
+>>> shown = game.view_update(None, 0)[:2]
+>>> game.apply(game.legal_actions()[0])
+>>> texts, shown = event_texts(game, None, base=0, index=0, since=snap["version"],
+...                            last=shown)
+>>> import json; first, last = json.loads(texts[0]), json.loads(texts[-1])
+>>> first["type"], first["version"] == snap["version"] + 1, last["version"] == game.version
+('event', True, True)
+>>> sorted(last["view"])               # what this action changed in the watcher's view
+['candidate', 'emperor', 'stage']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import compress
+from operator import is_not
+from typing import Any
+
+import msgspec
+
+from ...actions import Action
+from ...game import Game
+from ...views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
+
+__all__ = ["Parts", "Shared", "broadcast", "event_texts", "game_over", "snapshot",
+           "view_changes"]
+
+_encoder = msgspec.json.Encoder()
+_encode = _encoder.encode
+#: a view's field values, as ``Game.view_update`` gives them: (public, own but events)
+Parts = tuple[tuple[Any, ...], tuple[Any, ...]]
+#: the own fields event messages carry (the event list is not repeated: clients keep it)
+_OWN_SENT = OWN_FIELDS[:-1]
+assert OWN_FIELDS[-1] == "events"
+_LEGAL = _OWN_SENT.index("legal_actions")
+
+
+def _json_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """Each field's key text and its conversion to plain JSON values."""
+    return tuple(f'"{name}":' for name in names), tuple(FIELD_JSON[name] for name in names)
+
+
+_PUBLIC_KEYS, _PUBLIC_CONVERT = _json_of(PUBLIC_FIELDS)
+_OWN_KEYS, _OWN_CONVERT = _json_of(_OWN_SENT)
+
+
+class Shared:
+    """What the messages to the seats of one broadcast share (made for the first seat,
+    reused for the others): the changes of the public part of their views — every
+    seat's view of one state holds the same public tuple, and most seats were sent
+    the same one last time — and the text of events that every seat sees alike
+    (its view's event list holds the same dict)."""
+
+    __slots__ = ("events", "public", "seen", "start", "tail")
+
+    def __init__(self) -> None:
+        #: the events the last seat was sent (a tuple every seat that sees them alike
+        #: gets), and the texts made of them: all messages but the last, and the last
+        #: one up to its view
+        self.seen: tuple[dict[str, Any], ...] | None = None
+        self.start: tuple[list[str], str] = ([], "")
+        #: the part of every event message after its version (the same since, latest,
+        #: game and deadline for every seat of one broadcast)
+        self.tail: str | None = None
+        #: id of the public part a seat was sent last -> (it, the new one, the changes)
+        self.public: dict[int, tuple[Any, Any, str]] = {}
+        #: id of an event dict -> (the dict, its message text up to the view)
+        self.events: dict[int, tuple[dict[str, Any], str]] = {}
+
+
+#: action -> its JSON text (``str(action)`` encoded), kept for the actions seen
+#: lately: the same few hundred make up most legal-action lists
+_action_texts: dict[Action, str] = {}
+_ACTION_TEXTS_MAX = 50_000
+
+
+def snapshot(game: Game, seat: int | None, *, base: int, index: int) -> dict[str, Any]:
+    """The whole state for ``seat``: its view with the game's event list."""
+    return {"type": "snapshot", "version": base + game.version, "game": index,
+            "view": game.view(seat).to_dict()}
+
+
+def _actions_json(actions: tuple[Action, ...]) -> str:
+    """``FIELD_JSON["legal_actions"](actions)`` as JSON text (each action's text kept)."""
+    texts = _action_texts
+    parts = []
+    for action in actions:
+        text = texts.get(action)
+        if text is None:
+            if len(texts) >= _ACTION_TEXTS_MAX:
+                texts.clear()
+            text = texts[action] = _encode(str(action)).decode()
+        parts.append(text)
+    return "[" + ",".join(parts) + "]"
+
+
+def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None,
+             keys: tuple[str, ...], convert: tuple[Any, ...]) -> list[str]:
+    """``"key":value`` texts of the values that differ from ``old``'s (all when ``old``
+    is None)."""
+    changed: Iterable[int]
+    if old is None:
+        changed = range(len(values))
+    else:
+        # (most fields hold the very object they held last time: only the others are
+        # compared by value)
+        changed = [i for i in compress(range(len(values)), map(is_not, values, old))
+                   if values[i] != old[i]]
+    return [keys[i] + (_actions_json(values[i]) if convert[i] is None
+                       else _encode(convert[i](values[i])).decode()) for i in changed]
+
+
+#: how the own values become JSON (None: the legal actions, as their kept texts)
+_OWN_CONVERTERS = tuple(None if i == _LEGAL else c for i, c in enumerate(_OWN_CONVERT))
+assert _OWN_SENT == ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions")
+_SEAT_KEY, _TO_ACT_KEY, _HAND_KEY, _GUARD_KEY, _ROLE_KEY, _SOLO_KEY, _LEGAL_KEY = _OWN_KEYS
+_SEAT_JSON, _TO_ACT_JSON, _HAND_JSON, _GUARD_JSON, _ROLE_JSON, _SOLO_JSON, _ = _OWN_CONVERT
+
+
+def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
+    """:func:`_changes` of a seat's own values, field by field (five or six times a
+    move: a seat's own values mostly differ in ``to_act`` alone)."""
+    if old is None:
+        return _changes(own, None, _OWN_KEYS, _OWN_CONVERTERS)
+    seat, to_act, hand, guard, role, solo, legal = own
+    seat_was, to_act_was, hand_was, guard_was, role_was, solo_was, legal_was = old
+    texts = []
+    if seat != seat_was:
+        texts.append(_SEAT_KEY + _encode(_SEAT_JSON(seat)).decode())
+    if to_act != to_act_was:
+        texts.append(_TO_ACT_KEY + _encode(_TO_ACT_JSON(to_act)).decode())
+    if hand is not hand_was and hand != hand_was:
+        texts.append(_HAND_KEY + _encode(_HAND_JSON(hand)).decode())
+    if guard != guard_was:
+        texts.append(_GUARD_KEY + _encode(_GUARD_JSON(guard)).decode())
+    if role != role_was:
+        texts.append(_ROLE_KEY + _encode(_ROLE_JSON(role)).decode())
+    if solo != solo_was:
+        texts.append(_SOLO_KEY + _encode(_SOLO_JSON(solo)).decode())
+    if legal is not legal_was and legal != legal_was:
+        texts.append(_LEGAL_KEY + _actions_json(legal))
+    return texts
+
+
+def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) -> str:
+    """The JSON object of the fields of the view ``view`` (its parts, as
+    ``Game.view_update`` gives them) that differ from ``last``'s — all of them when
+    ``last`` is None — as ``View.to_dict()`` has them, without ``events``.
+
+    >>> import baohuang as bh
+    >>> game = bh.Game.new(seed=1)
+    >>> parts = game.view_update(0, 0)[:2]
+    >>> view_changes(parts, parts)
+    '{}'
+    >>> import json; json.loads(view_changes(parts, None)) == {
+    ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"}
+    True
+    """
+    public, own = view
+    old_public = None if last is None else last[0]
+    texts: list[str]
+    if old_public is public:
+        texts = []
+    else:
+        made = None if shared is None else shared.public.get(id(old_public))
+        if made is not None and made[0] is old_public and made[1] is public:
+            texts = [made[2]] if made[2] else []
+        else:
+            texts = _changes(public, old_public, _PUBLIC_KEYS, _PUBLIC_CONVERT)
+            if shared is not None:
+                shared.public[id(old_public)] = (old_public, public, ",".join(texts))
+    texts += _own_changes(own, None if last is None else last[1])
+    return "{" + ",".join(texts) + "}"
+
+
+def event_texts(game: Game, seat: int | None, *, base: int, index: int,
+                since: int, deadline: float | None = None, last: Parts | None = None
+                ) -> tuple[list[str], Parts | None]:
+    """``event`` messages (JSON text) for the events after table version ``since``,
+    each with the version all of them bring the table to (``latest``: act only at
+    ``version == latest``) and the time the decision now awaited times out
+    (``deadline``, unix seconds, or null).  The last message's ``view`` holds what
+    changed since ``last`` (the view the receiver has; ``None``: the whole view),
+    the others' an empty object.  Returns the texts and the view they bring the
+    receiver to (``last`` when there is nothing to send)."""
+    views = [last]
+    texts = broadcast(game, [seat], views, base=base, index=index, since=since,
+                      deadline=deadline)[0]
+    return texts, views[0]
+
+
+def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
+              base: int, index: int, since: int, deadline: float | None = None
+              ) -> list[list[str]]:
+    """:func:`event_texts` for several receivers of the same events at once (the seats
+    of a table after a move): ``views[i]`` is the view ``seats[i]`` has, and becomes
+    the one the texts bring it to.  What the receivers' messages share is made once.
+
+    >>> import baohuang as bh
+    >>> game = bh.Game.new(seed=4)
+    >>> views = [game.view_update(seat, 0)[:2] for seat in range(5)]
+    >>> had, before = list(views), game.version
+    >>> game.apply(game.legal_actions()[0])
+    >>> texts = broadcast(game, [0, 1, 2, 3, 4], views, base=0, index=0, since=before)
+    >>> texts[2] == event_texts(game, 2, base=0, index=0, since=before, last=had[2])[0]
+    True
+    >>> views[2] == game.view_update(2, before)[:2]
+    True
+    """
+    start = since - base
+    if game.version <= start:
+        return [[] for _ in seats]
+    public, updates = game.view_updates(seats, start)
+    shared = Shared()
+    out = []
+    for k, (own, events) in enumerate(updates):
+        if shared.seen is not events:
+            _heads(events, since, index, deadline, shared)
+        first, head = shared.start
+        view = (public, own)
+        out.append([*first, head + view_changes(view, views[k], shared) + "}"])
+        views[k] = view
+    return out
+
+
+def _heads(events: tuple[dict[str, Any], ...], since: int, index: int,
+           deadline: float | None, shared: Shared) -> None:
+    """The messages of ``events`` but the last, and the last one up to its view, into
+    ``shared.start``."""
+    tail = shared.tail
+    if tail is None:
+        tail = shared.tail = (f',"latest":{since + len(events)},"game":{index},'
+                              f'"deadline":{_encode(deadline).decode()},"event":')
+    known = shared.events
+    heads = []                               # each message up to its view
+    for number, ev in enumerate(events, since + 1):
+        # (an event every seat sees alike makes the same text up to the view)
+        made = known.get(id(ev))
+        if made is not None and made[0] is ev:
+            heads.append(made[1])
+        else:
+            head = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
+            known[id(ev)] = (ev, head)
+            heads.append(head)
+    shared.seen, shared.start = events, ([head + "{}}" for head in heads[:-1]], heads[-1])
+
+
+def game_over(game: Game, *, base: int, index: int, scored: bool, totals: list[int],
+              games: int, played: int, over: bool, status: str) -> dict[str, Any]:
+    """The ``game_over`` message (the same for every seat: the result is public)."""
+    result = game.result
+    assert result is not None
+    return {"type": "game_over", "version": base + game.version, "game": index,
+            "result": result.to_dict(), "scored": scored, "totals": list(totals),
+            "match": {"games": games, "played": played, "over": over, "status": status}}

@@ -1,0 +1,149 @@
+"""Finished games in the database: a result, its players' totals and ratings, and
+the table's status land together, and two tables finishing at the same moment
+with the same player both count (a real SQLite file, and PostgreSQL when set)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_support import DATABASES, database
+
+from baohuang.server.accounts.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
+from baohuang.server.db.storage import Storage, open_storage
+from baohuang.server.db.storage_sqlite import SqliteActions
+
+ROYAL = (0, 1)
+
+
+def _rate(current: list[tuple[float, float] | None]) -> list[tuple[float, float] | None]:
+    ratings = [r if r is not None else (DEFAULT_MU, DEFAULT_SIGMA) for r in current]
+    return rate_game(ratings, royal=ROYAL, royal_won=True, rated=[r is not None for r in current])
+
+
+async def _table_with_game(storage: Storage, table_id: str, games: int) -> int:
+    await storage.insert_table({
+        "id": table_id, "code": table_id[-6:], "owner": None, "preset": "shandong",
+        "rules": {}, "timeout": 30.0, "games": games, "seed": 1, "autostart": True,
+        "status": "playing", "seats": [], "totals": [0] * 5, "created": time.time(),
+        "finished": None})
+    return await storage.insert_game({
+        "table_id": table_id, "idx": 0, "seed": 1, "dealer": 0, "tribute": None, "rules": {},
+        "seats": [], "status": "playing", "result": None, "scored": None, "hosted": None,
+        "started": time.time(), "finished": None})
+
+
+def _finish(storage: Storage, game_id: int, table_id: str, user_id: int,
+            status: str) -> Any:
+    players = [{"seat": s, "user_id": user_id if s == 0 else None,
+                "bot": None if s == 0 else "hosted", "name": f"p{s}", "score": 2 if s < 2 else -1,
+                "place": s + 1} for s in range(5)]
+    return storage.finish_game(
+        game_id, result={"places": [1, 2, 3, 4, 5]}, scored=True, hosted=[False] * 5,
+        players=players,
+        user_updates=[{"id": user_id, "points": 2, "games": 1, "wins": 1, "leaves": 0}],
+        table_id=table_id, totals=[4, 2, -2, -2, -2], status=status, rate=_rate)
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_two_tables_finishing_at_once_both_rate_the_player(kind: str, tmp_path: Path) -> None:
+    async def main(url: str) -> None:
+        storage = await open_storage(url)
+        try:
+            user = await storage.create_user("both", name_key="both", password_hash=None,
+                                             guest=True, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+            first = await _table_with_game(storage, "table-aaaaaa", 1)
+            second = await _table_with_game(storage, "table-bbbbbb", 3)
+            await asyncio.gather(_finish(storage, first, "table-aaaaaa", user.id, "finished"),
+                                 _finish(storage, second, "table-bbbbbb", user.id,
+                                         "playing"))
+            after = await storage.user(user.id)
+            assert after is not None
+            assert (after.games, after.wins, after.points) == (2, 2, 4)
+            once = _rate([(DEFAULT_MU, DEFAULT_SIGMA)] + [None] * 4)[0]
+            assert once is not None
+            twice = _rate([once] + [None] * 4)[0]
+            assert (after.mu, after.sigma) == pytest.approx(twice)     # not just `once`
+            assert after.sigma < once[1]
+            rows = {r["id"]: r for r in await storage.unfinished_tables()}
+            assert "table-aaaaaa" not in rows            # status stored with the result
+            assert rows["table-bbbbbb"]["status"] == "playing"
+            assert rows["table-bbbbbb"]["totals"] == [4, 2, -2, -2, -2]
+        finally:
+            await storage.close()
+
+    with database(kind, tmp_path) as url:      # (made outside the loop: PostgreSQL's
+        asyncio.run(main(url))                 # is created with asyncio.run)
+
+
+def test_a_table_write_waits_for_another_writer_off_the_loop(tmp_path: Path) -> None:
+    """SQLite: a table's small writes are made on the event loop, but never wait there
+    for another connection's write lock: the write waits elsewhere, the loop runs on,
+    and the write lands once the lock is free."""
+    path = tmp_path / "locked.db"
+
+    async def main() -> None:
+        storage = await open_storage(f"sqlite+aiosqlite:///{path}")
+        try:
+            await _table_with_game(storage, "table-cccccc", 1)
+            holder = sqlite3.connect(path)
+            holder.execute("BEGIN IMMEDIATE")             # another writer holds the lock
+            write = asyncio.create_task(storage.update_table("table-cccccc",
+                                                             seats=[{"name": "later"}]))
+            # the loop and the storage serve others meanwhile (a read sees the old seats)
+            rows = {r["id"]: r for r in await asyncio.wait_for(storage.unfinished_tables(), 10)}
+            assert rows["table-cccccc"]["seats"] == [] and not write.done()
+            holder.rollback()
+            holder.close()
+            await asyncio.wait_for(write, 30)
+            rows = {r["id"]: r for r in await storage.unfinished_tables()}
+            assert rows["table-cccccc"]["seats"] == [{"name": "later"}]
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+
+
+
+def _seats_in_the_file(path: Path, table_id: str) -> Any:
+    """A table's seats as the database file itself has them (the write-ahead log not
+    read: only what a checkpoint has copied)."""
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        row = db.execute("SELECT seats FROM tables WHERE id = ?", (table_id,)).fetchone()
+    except sqlite3.OperationalError:                # (not even the tables are there yet)
+        return None
+    finally:
+        db.close()
+    return None if row is None else json.loads(row[0])
+
+
+def test_the_loops_writes_are_checkpointed_into_the_file(tmp_path: Path) -> None:
+    """SQLite: the event loop's connections never checkpoint (a checkpoint waits for the
+    disk); their commits are counted, and every so many a thread copies the
+    write-ahead log into the database file — with no game played, seats taken and
+    given up would otherwise grow the log for as long as the server runs."""
+    path = tmp_path / "seats.db"
+
+    async def main() -> Any:
+        storage = await open_storage(f"sqlite+aiosqlite:///{path}")
+        try:
+            await _table_with_game(storage, "table-dddddd", 1)
+            for n in range(SqliteActions.CHECKPOINT_EVERY):
+                await storage.update_table("table-dddddd", seats=[{"name": f"p{n}"}])
+            for _ in range(1000):               # (the thread's checkpoint: wait for it)
+                seats = _seats_in_the_file(path, "table-dddddd")
+                if seats and seats[0]["name"] != "p0":
+                    return seats
+                await asyncio.sleep(0.01)
+            return _seats_in_the_file(path, "table-dddddd")
+        finally:
+            await storage.close()
+
+    seats = asyncio.run(main())
+    assert seats and seats[0]["name"].startswith("p") and seats[0]["name"] != "p0"

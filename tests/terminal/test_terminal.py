@@ -1,0 +1,435 @@
+"""``baohuang play``: the real command with piped input, and the input
+parsing it is built on.
+
+The expected outcomes come from playing the same match in-process with the
+same bots: Enter is the 托管 answer, so a session of Enters must end exactly
+like a match where the player's seat is played by ``hosted_action``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+import baohuang as bh
+from baohuang import Action, ActionKind, Game, Match, RuleSet, Stage
+from baohuang.bots import hosted_action, make_bot
+from baohuang.bots.base import UnknownBot
+from baohuang.terminal.app import Prompter, Session, bot_seed, build_rules
+from baohuang.terminal.input import (
+    AskLead,
+    BadInput,
+    Cards,
+    Default,
+    Help,
+    Hint,
+    Pass,
+    Quit,
+    ShowSuits,
+    expand_repeats,
+    missing_cards,
+    parse_bots,
+    parse_choice,
+    parse_play_input,
+)
+from baohuang.terminal.text import EVENT_HANDLERS, Lang, Text, describe_event, plain
+from baohuang.terminal.view import hand_groups, hint_actions
+
+A = ActionKind
+PRESETS = list(bh.PRESETS)
+
+# -- running the installed command ------------------------------------------------
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).parent / "baohuang"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("baohuang")
+    return [found] if found else [sys.executable, "-m", "baohuang.cli"]
+
+
+def run_play(args: list[str], lines: list[str] | str) -> subprocess.CompletedProcess[str]:
+    """``baohuang play ARGS`` with ``lines`` piped to its standard input."""
+    text = lines if isinstance(lines, str) else "".join(line + "\n" for line in lines)
+    env = {**os.environ, "COLUMNS": "160", "NO_COLOR": "1", "TERM": "dumb"}
+    return subprocess.run([*_command(), "play", *args], input=text, capture_output=True,
+                          text=True, timeout=120, env=env, check=False)
+
+
+def sheet_scores(out: str) -> list[list[int]]:
+    """The score column (and total column, if any) of every score sheet row,
+    seat by seat, in the order printed."""
+    rows: list[list[int]] = []
+    for line in out.splitlines():
+        m = re.match(r"^│\s*(\d)\s*│(.*)│\s*$", line)
+        if m:
+            cells = [c.strip() for c in line.strip("│").split("│")]
+            numbers = [int(c) for c in cells if re.fullmatch(r"[+-]\d+", c)]
+            rows.append(numbers)
+    return rows
+
+
+# -- playing the same match in-process ------------------------------------------
+
+Answer = Callable[[int, Game], "str | None"]
+
+
+def simulate(rules: RuleSet, seed: int, games: int = 1, me: int = 0, bots: str = "heuristic",
+             answer: Answer | None = None) -> tuple[Match, int]:
+    """Play the match the terminal plays, the player's seat answered by
+    ``answer(prompt_number, game)`` (typed cards, or None for the default)
+    at every decision that the terminal asks about (more than one legal
+    action).  Returns the finished match and the number of prompts."""
+    match = Match(rules, seed=seed, games=games)
+    names = parse_bots(bots)
+    others = [s for s in range(5) if s != me]
+    players = {s: make_bot(n, seed=bot_seed(seed, s)) for s, n in zip(others, names, strict=True)}
+    prompts = 0
+    while not match.is_over:
+        game = match.game
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None
+            legal = game.legal_actions()
+            if seat != me:
+                game.apply(players[seat].choose(game.view(seat), legal))
+                continue
+            typed = None
+            if len(legal) > 1:
+                typed = answer(prompts, game) if answer else None
+                prompts += 1
+            if typed is None:
+                game.apply(hosted_action(game.view(me), legal))
+            else:
+                game.apply(game.play_cards(typed))
+        match.advance()
+    return match, prompts
+
+
+def first_play_prompt(rules: RuleSet, seed: int,
+                      want: Callable[[Game], bool] = lambda g: True) -> tuple[int, Game] | None:
+    """The number of the player's first play-phase prompt for which
+    ``want(game)`` holds, and a copy of the game at that moment."""
+    found: list[tuple[int, Game]] = []
+
+    def answer(n: int, game: Game) -> None:
+        if not found and game.stage is Stage.PLAY and want(game):
+            found.append((n, game.copy()))
+        return None
+
+    simulate(rules, seed, answer=answer)
+    return found[0] if found else None
+
+
+# -- the command -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pressing_enter_all_game_long_finishes_with_the_score_sheet(preset: str) -> None:
+    rules = RuleSet.preset(preset)
+    match, prompts = simulate(rules, seed=5)
+    proc = run_play(["--rules", preset, "--seed", "5"], [""] * (prompts + 5))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "end of input" not in out          # Enter alone finished the game
+    assert "Game 1/1 结果 result" in out
+    assert "Your play" in out and "你 You" in out
+    assert sheet_scores(out) == [[s] for s in match.results[0].scores]
+
+
+def test_end_of_input_takes_the_default_for_the_rest_of_the_game() -> None:
+    rules = RuleSet.preset("lianzhong_simple")
+    match, _ = simulate(rules, seed=8, me=2)
+    proc = run_play(["--rules", "lianzhong_simple", "--seed", "8", "--seat", "2"], "")
+    assert proc.returncode == 0, proc.stderr
+    assert "you sit in seat 2" in proc.stdout
+    assert "end of input: 托管 takes the default" in proc.stdout
+    assert sheet_scores(proc.stdout) == [[s] for s in match.results[0].scores]
+
+
+def _typed_play(game: Game) -> str:
+    """A legal play other than the default, typed without suits."""
+    view = game.view(game.to_act)
+    default = hosted_action(view, view.legal_actions)
+    plays = [a for a in view.legal_actions if a.kind is A.PLAY and a != default
+             and not any(c.is_joker for c in a.cards)]
+    best = max(plays, key=lambda a: (len(a.cards), a.cards[0]))
+    return " ".join(c.rank.symbol for c in best.cards)
+
+
+def test_typed_plays_are_played() -> None:
+    rules = RuleSet.preset("shandong")
+
+    def several_cards(game: Game) -> bool:
+        return any(a.kind is A.PLAY and len(a.cards) > 1 for a in game.legal_actions())
+
+    seed = next(s for s in range(40) if first_play_prompt(rules, s, several_cards))
+    found = first_play_prompt(rules, seed, several_cards)
+    assert found is not None
+    number, at = found
+    typed = _typed_play(at)
+
+    match, prompts = simulate(rules, seed, answer=lambda n, g: typed if n == number else None)
+    lines = [""] * number + [typed] + [""] * (prompts + 5)
+    proc = run_play(["--seed", str(seed)], lines)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert f"> {typed}\nYou 出 play {typed}" in out
+    assert "end of input" not in out
+    assert sheet_scores(out) == [[s] for s in match.results[0].scores]
+
+
+def test_bad_input_gets_a_message_and_the_same_prompt() -> None:
+    rules = RuleSet.preset("shandong")
+
+    def following_a_single(game: Game) -> bool:
+        view = game.view(game.to_act)
+        return view.last_play is not None and len(view.last_play[1]) == 1
+
+    seed = next(s for s in range(40) if first_play_prompt(rules, s, following_a_single))
+    found = first_play_prompt(rules, seed, following_a_single)
+    assert found is not None
+    number, at = found
+    hand = at.view(at.to_act).hand
+    ranks = sorted({c.rank for c in hand if not c.is_joker})
+    pair = next(r for r in ranks if sum(c.rank == r for c in hand) >= 2).symbol
+    held = sum(c.rank == ranks[0] for c in hand)
+    bad = [
+        "9 9 x",                                   # not a card
+        f"{ranks[0].symbol} {ranks[1].symbol}",    # two ranks: no play shape
+        " ".join([ranks[0].symbol] * (held + 1)),  # more than held
+        f"{pair} {pair}",                          # a pair on a single: does not beat
+        "17",                                      # no such hint
+    ]
+    match, prompts = simulate(rules, seed)
+    proc = run_play(["--seed", str(seed)], [""] * number + bad + [""] * (prompts + 5))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "not a card: 'x'" in out
+    assert "only one rank besides jokers" in out
+    assert f"you hold only {held}× {ranks[0].symbol}, not {held + 1}" in out
+    assert f"{pair} does not beat" in out
+    assert "no hint 17" in out
+    # each bad line was followed by the same prompt, and the game went on untouched
+    after = out.split("> 9 9 x\n", 1)[1]
+    assert after.count("Your play (Enter = ") >= len(bad)
+    assert sheet_scores(out) == [[s] for s in match.results[0].scores]
+
+
+def test_a_two_game_match_shows_tribute_and_running_totals() -> None:
+    rules = RuleSet.preset("seed001_216")
+    match, prompts = simulate(rules, seed=6, games=2)
+    second = Game.from_record(match.records[1])
+    assert any(ev["type"] == "tribute" for ev in second.events_for(0))
+    proc = run_play(["--rules", "seed001_216", "--seed", "6", "--games", "2"],
+                    [""] * (prompts + 10))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Game 2/2" in out
+    assert re.search(r"(Seat \d|You) 进贡 tribute → (Seat \d|You)", out)
+    assert "Match totals" in out
+    sheets = sheet_scores(out)
+    first, second_game = match.results
+    totals = [a + b for a, b in zip(first.scores, second_game.scores, strict=True)]
+    assert sheets[:5] == [[s, s] for s in first.scores]
+    assert sheets[5:10] == [[s, t] for s, t in zip(second_game.scores, totals, strict=True)]
+    assert sheets[10:] == [[a, b, t] for a, b, t in
+                           zip(first.scores, second_game.scores, totals, strict=True)]
+
+
+def test_asking_to_lead_when_offered() -> None:
+    rules = RuleSet.preset("seed001_216")
+    offered: list[int] = []
+
+    def answer(n: int, game: Game) -> None:
+        if not offered and any(a.kind is A.ASK_LEAD for a in game.legal_actions()):
+            offered.append(n)
+
+    simulate(rules, 3, bots="random", answer=answer)
+    assert offered
+    out = io.StringIO()
+    console = Console(file=out, width=120)
+    lines = "\n" * offered[0] + "ask\n"
+    Session(console, Prompter(console, io.StringIO(lines)), rules=rules, seed=3,
+            bots=["random"] * 4).run()
+    after = out.getvalue().split("> ask\n", 1)[1]
+    assert after.startswith("You 申请接风 ask to lead\n")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bots", "nosuch"], "unknown bot 'nosuch'; registered bots: "),
+    (["--bots", "hosted,random"], "one bot name or 4 names"),
+    (["--option", "kaopia=on"], "unknown rule option 'kaopia'"),
+    (["--option", "hold_sixes=maybe"], "takes on/off, not 'maybe'"),
+    (["--rules", "nowhere"], "unknown preset 'nowhere'"),
+    (["--seat", "5"], "--seat"),
+])
+def test_bad_command_line_exits_non_zero_with_a_clear_message(args: list[str],
+                                                               message: str) -> None:
+    proc = run_play(args, "")
+    assert proc.returncode != 0
+    assert message in proc.stderr + proc.stdout
+    assert "result" not in proc.stdout
+
+
+# -- a session in-process ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_a_session_in_each_language_ends_with_its_totals(lang: Lang) -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120)
+    session = Session(console, Prompter(console, io.StringIO("\n" * 5)), seed=9,
+                      lang=lang, bots=["random", "hosted", "random", "hosted"])
+    totals = session.run()
+    match, _ = simulate(RuleSet(), 9, bots="random,hosted,random,hosted")
+    assert totals == list(match.totals)
+    text = out.getvalue()
+    assert ("结果" in text) == (lang is not Lang.EN)
+    assert ("result" in text) == (lang is not Lang.ZH)
+
+
+def test_every_event_a_seat_sees_has_its_own_line() -> None:
+    for preset in PRESETS:
+        for seed in range(2):
+            game = Game.new(RuleSet.preset(preset), seed)
+            bots = [make_bot("random", seed=seed * 5 + s) for s in range(5)]
+            while not game.is_over:
+                seat = game.to_act
+                assert seat is not None
+                game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
+            text = Text(Lang.BOTH, me=0)
+            for ev in game.events_for(0):
+                line = plain(describe_event(ev, text))
+                if ev["type"] in ("deal", "over"):
+                    assert line is None
+                else:
+                    assert ev["type"] in EVENT_HANDLERS and line, (ev, line)
+
+
+# -- parsing what is typed -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("typed", "hints", "expected"), [
+    ("", 3, Default()),
+    ("   ", 0, Default()),
+    ("p", 3, Pass()),
+    ("PASS", 3, Pass()),
+    ("过", 3, Pass()),
+    ("不要", 3, Pass()),
+    ("ask", 3, AskLead()),
+    ("?", 3, Help()),
+    ("s", 3, ShowSuits()),
+    ("quit", 3, Quit()),
+    ("1", 3, Hint(1)),
+    ("3", 3, Hint(3)),
+    ("2", 3, Hint(2)),
+    ("2", 1, Cards("2")),          # no hint 2: the card 2
+    ("play 2", 5, Cards("2")),
+    ("10", 5, Cards("10")),
+    ("9 9 9", 5, Cards("9 9 9")),
+    ("bj 8 8", 5, Cards("bj 8 8")),
+    ("10h 10h", 5, Cards("10h 10h")),
+    ("9x3", 5, Cards("9 9 9")),
+    ("BJ,SJ,7x2", 5, Cards("BJ SJ 7 7")),
+    ("0", 4, BadInput("no hint 0: the hints are numbered 1 to 4")),
+    ("11", 0, BadInput("no hint 11: there are no hints now")),
+    ("play", 3, Cards("play")),     # not a command: reported as a bad card later
+])
+def test_parse_play_input(typed: str, hints: int, expected: object) -> None:
+    assert parse_play_input(typed, hints) == expected
+
+
+def test_expand_repeats_keeps_other_tokens() -> None:
+    assert expand_repeats("sj 10x3 Q") == "sj 10 10 10 Q"
+    assert expand_repeats("x") == "x"
+    assert expand_repeats("9x0") == "9x0"
+
+
+def test_missing_cards_names_what_is_not_held() -> None:
+    hand = bh.parse_cards("BJ* BJ SJ* 9s 9s 9h 10d")
+    assert missing_cards(hand, bh.parse_cards("BJ BJ SJ 9 9 9 10")) is None
+    assert missing_cards(hand, bh.parse_cards("BJ BJ BJ")) == "you hold only 2× BJ, not 3"
+    assert missing_cards(hand, bh.parse_cards("9s 9s 9s")) == "you hold only 2× 9s, not 3"
+    assert missing_cards(hand, bh.parse_cards("9h 9 9 9")) == "you hold only 2× 9, not 3"
+    assert missing_cards(hand, bh.parse_cards("K")) == "you hold no K"
+
+
+def test_parse_choice() -> None:
+    aliases = [["accept", "当皇帝", "y"], ["abdicate", "让位"]]
+    assert parse_choice("", aliases, default=1) == 1
+    assert parse_choice("1", aliases, default=1) == 0
+    assert parse_choice("让位", aliases, default=0) == 1
+    assert parse_choice("Y", aliases, default=1) == 0
+    assert parse_choice("9", aliases, default=0) == \
+        "choose 1 to 2, or press Enter for the default (1)"
+    assert isinstance(parse_choice("maybe", aliases, default=0), str)
+
+
+def test_parse_bots() -> None:
+    assert parse_bots("random") == ["random"] * 4
+    assert parse_bots("hosted,random,hosted,random") == ["hosted", "random", "hosted", "random"]
+    with pytest.raises(UnknownBot, match=r"unknown bot 'smart'; registered bots: .*hosted"):
+        parse_bots("hosted,smart,hosted,hosted")
+    with pytest.raises(UnknownBot, match="one bot name or 4 names"):
+        parse_bots("hosted,hosted")
+
+
+def test_build_rules_applies_options_in_order() -> None:
+    rules = build_rules("lianzhong_simple", ["kaopai=on", "hold_sixes=on", "kaopai=off"])
+    assert rules == RuleSet.preset("lianzhong_simple").replace(hold_sixes=True)
+    with pytest.raises(bh.RuleError, match="unknown preset"):
+        build_rules("nowhere", [])
+
+
+def test_hand_groups_mark_the_marked_jokers() -> None:
+    hand = bh.parse_cards("SJ* SJ BJ* 2 2 9h 9s 6")
+    assert hand_groups(hand) == [("BJ*", 1), ("SJ*", 1), ("SJ", 1), ("2", 2), ("9", 2),
+                                 ("6", 1)]
+
+
+def test_hints_are_legal_and_cheapest_first() -> None:
+    for seed in range(6):
+        game = Game.new(seed=seed)
+        bots = [make_bot("random", seed=seed + s) for s in range(5)]
+        checked = 0
+        while not game.is_over and checked < 20:
+            seat = game.to_act
+            assert seat is not None
+            view = game.view(seat)
+            legal = game.legal_actions()
+            if game.stage is Stage.PLAY:
+                hints = hint_actions(view, legal)
+                assert all(h in legal for h in hints)
+                assert bool(hints) == any(a.kind is A.PLAY for a in legal)
+                assert len({str(h) for h in hints}) == len(hints)
+                plain_hints = [h for h in hints if not any(c.is_joker for c in h.cards)]
+                if view.last_play is not None:
+                    # following: jokers only after every plain play, ranks rising
+                    jokers = [any(c.is_joker for c in h.cards) for h in hints]
+                    assert jokers == sorted(jokers)
+                    ranks = [h.cards[0].rank for h in plain_hints]
+                    assert ranks == sorted(ranks)
+                checked += 1
+            game.apply(bots[seat].choose(view, legal))
+
+
+def test_pass_is_never_a_hint_and_hints_never_exceed_five() -> None:
+    game = Game.new(seed=1)
+    while game.stage is not Stage.PLAY:
+        game.apply(hosted_action(game.view(game.to_act), game.legal_actions()))
+    view = game.view(game.to_act)
+    hints = hint_actions(view, view.legal_actions)
+    assert 0 < len(hints) <= 5
+    assert all(h.kind is A.PLAY for h in hints)
+    assert Action(A.PASS) not in hints
