@@ -1,4 +1,4 @@
-"""The play phase (RULES.md §5): leading, soft passes, rounds, reveals,
+"""The play phase (docs/rules.md §7): leading, soft passes, rounds, reveals,
 接风 of every kind, the early end of a game and leaving."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The role phase (RULES.md §4) on real deals: every abdication kind, 逼位/流局,
+"""The role phase (docs/rules.md §6) on real deals: every abdication kind, 逼位/流局,
 抢独, both guard modes and the declarations in order."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rule options and the four presets (RULES.md §8)."""
+"""Rule options and the four presets (docs/rules.md §4, §5)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,16 @@ TABLE = {
     "shandong": ("shandong165", "card", "skip_two_if_solo", True, "nothing", True, True,
                  "teammate", "shandong", False),
     "lianzhong_classic": ("full", "call", "to_prev", True, "three_jokers_and_four_identical",
-                          False, False, "teammate", "shandong", False),
+                          True, False, "teammate", "shandong", False),
     "lianzhong_simple": ("no345", "card", "to_prev_with_two", False, None, True, False,
                          "teammate", "shandong", False),
     "seed001_216": ("full", "call", "clockwise_with_two", False, None, False, False, "apply",
                     "placement", True),
+    "wurenju": ("full", "call", "clockwise_then_two", False, None, False, False, "teammate",
+                "wurenju", False),
 }
+#: the options only some presets set: (hold_back_emperor_card, called_card_high, forced_call)
+SPECIAL = {"wurenju": (False, True, True)}
 
 
 @pytest.mark.parametrize("name", list(TABLE))
@@ -33,6 +37,8 @@ def test_presets_match_the_table(name: str) -> None:
     assert (r.rebellion, r.kick) == (rebellion, kick)
     assert r.lead_after_out == lead and r.scoring == scoring and r.tribute is tribute
     assert (r.kaopai, r.hold_sixes, r.jokers_with_twos) == (False, False, False)
+    assert (r.hold_back_emperor_card, r.called_card_high, r.forced_call) == SPECIAL.get(
+        name, (True, False, False))
     assert r.preset_name() == name
 
 
