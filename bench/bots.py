@@ -452,7 +452,7 @@ def notes_for(results: list[StepResult]) -> list[str]:
         if (r.step.upper, r.step.lower) == ("hosted", "random") and pair.ci95 is not None \
                 and pair.ci95[1] < 0:
             out += ["", "**hosted vs random**: `hosted` is the 托管 default policy exactly as "
-                    "RULES.md §7 documents it: in the play phase it leads its lowest single "
+                    "docs/rules.md §10 documents it: in the play phase it leads its lowest single "
                     "card and never follows a play (a follower passes).  Against "
                     "random bots it therefore gives up every trick it could have contested, "
                     "and random, which sometimes follows, scores better.  The "

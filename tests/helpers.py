@@ -16,7 +16,7 @@ from baohuang import Action, ActionKind, Game, RuleSet, Stage
 
 A = ActionKind
 
-#: The cautious answer of every role decision (RULES.md §4.3), best first.
+#: The cautious answer of every role decision (docs/rules.md §6, §10), best first.
 CAUTIOUS = (A.ACCEPT, A.DECLINE, A.GUARD_HIDDEN, A.SOLO_HIDDEN, A.CALL, A.ABDICATE)
 
 Chooser = Callable[[Game], "ActionKind | Action | None"]

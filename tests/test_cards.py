@@ -1,4 +1,4 @@
-"""Cards, the notation of RULES.md §9, the three decks and the deal (§2)."""
+"""Cards, the notation, the three decks and the deal (docs/rules.md §2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Legal plays cross-checked against brute force: enumerate every
-sub-multiset of a small hand, keep those an independent reading of RULES.md
+sub-multiset of a small hand, keep those an independent reading of docs/rules.md
 §3 allows, and compare with lead_shapes/follow_shapes and with a real game's
 legal actions (with and without kaopai, hold_sixes, jokers_with_twos)."""
 

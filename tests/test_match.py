@@ -1,4 +1,4 @@
-"""Matches of consecutive games with running totals and tribute (RULES.md §6.3)."""
+"""Matches of consecutive games with running totals and tribute (docs/rules.md §9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Play shapes and beating: every example of RULES.md §3."""
+"""Play shapes and beating: every example of docs/rules.md §3."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scores (RULES.md §6.1, §6.2) and tribute transfers (§6.3) as functions."""
+"""Scores (docs/rules.md §8.1, §8.2) and tribute transfers (§9) as functions."""
 
 from __future__ import annotations
 

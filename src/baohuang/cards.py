@@ -1,4 +1,4 @@
-"""Cards, ranks, suits and the card notation (RULES.md §2 and §9).
+"""Cards, ranks, suits and the card notation (docs/rules.md §2).
 
 A :class:`Card` is a small ``int`` subclass so that hands can be counted,
 hashed and sorted cheaply.  Its value orders cards by rank first, so
@@ -89,7 +89,7 @@ _SYMBOL_RANKS: Final = {v: k for k, v in _RANK_SYMBOLS.items()}
 
 
 class Suit(IntEnum):
-    """Suits.  They matter only for calling a guard (叫侍卫, RULES.md §4.2)."""
+    """Suits.  They matter only for calling a guard (叫侍卫, docs/rules.md §6.2)."""
 
     SPADES = 1
     HEARTS = 2
@@ -188,7 +188,7 @@ EMPEROR_CARD: Final = Card.make(Rank.BIG_JOKER, marked=True)
 #: The Guard card 侍卫牌 (the marked small joker).
 GUARD_CARD: Final = Card.make(Rank.SMALL_JOKER, marked=True)
 #: 特画 (also 小保): with ``called_card_high`` the Guard's copy of the called card
-#: becomes this card, a joker above 大王 (RULES.md §3).
+#: becomes this card, a joker above 大王 (docs/rules.md §3).
 TEHUA_CARD: Final = Card.make(Rank.TEHUA)
 _BJ: Final = Card.make(Rank.BIG_JOKER)
 _SJ: Final = Card.make(Rank.SMALL_JOKER)
@@ -250,7 +250,7 @@ def format_cards(cards: Iterable[Card]) -> str:
 
 
 class Deck(StrEnum):
-    """Which cards are used (RULES.md §2)."""
+    """Which cards are used (docs/rules.md §2)."""
 
     FULL = "full"                 # 216 cards
     NO345 = "no345"               # without 3 4 5: 168 cards (联众 简单玩法)

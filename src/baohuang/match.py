@@ -1,5 +1,5 @@
 """A match: consecutive games at one table, with running totals and tribute
-(进贡, RULES.md §6.3).
+(进贡, docs/rules.md §9).
 
 >>> import baohuang as bh
 >>> match = bh.Match(bh.RuleSet.preset("seed001_216"), seed=3, games=2)

@@ -336,7 +336,7 @@ def _follow_actions(st: GameState, seat: int, counts: list[int],
 
 def _may_ask_lead(st: GameState) -> bool:
     """申请接风: only the next player still in, answering the play with which
-    its maker went out (RULES.md §5: "the next player may ask to lead")."""
+    its maker went out (docs/rules.md §7.3, ``apply``)."""
     return (st.rules.lead_after_out is _APPLY and st.last is not None
             and st.last[0] in st.out and st.applicant is None and st.passes == 0
             and st.to_act == st.next_in(st.last[0]))

@@ -43,14 +43,14 @@ class RuleError(ValueError):
 
 
 class GuardMode(StrEnum):
-    """How the Guard is found (RULES.md §4.2)."""
+    """How the Guard is found (docs/rules.md §6.2)."""
 
     CARD = "card"   # 固定保: the holder of the Guard card 侍卫牌
     CALL = "call"   # 叫侍卫: the Emperor names a card he holds three of
 
 
 class Abdication(StrEnum):
-    """How the Emperor candidate may give the throne away (让位, RULES.md §4.1)."""
+    """How the Emperor candidate may give the throne away (让位, docs/rules.md §6.1)."""
 
     NONE = "none"
     SKIP_TWO_IF_SOLO = "skip_two_if_solo"
@@ -77,7 +77,7 @@ class StealRequirement(StrEnum):
 
 
 class LeadAfterOut(StrEnum):
-    """Who leads after a player went out with the round's last play (接风, §5)."""
+    """Who leads after a player went out with the round's last play (接风, docs/rules.md §7.3)."""
 
     TEAMMATE = "teammate"
     NEXT = "next"
@@ -85,7 +85,7 @@ class LeadAfterOut(StrEnum):
 
 
 class Scoring(StrEnum):
-    """Score tables (RULES.md §6)."""
+    """Score tables (docs/rules.md §8)."""
 
     SHANDONG = "shandong"
     PLACEMENT = "placement"
@@ -94,7 +94,7 @@ class Scoring(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """All rule options.  Field names are the option names of RULES.md."""
+    """All rule options.  Field names are the option names of docs/rules.md §4."""
 
     deck: Deck = Deck.SHANDONG165
     hold_back_emperor_card: bool = True

@@ -1,5 +1,5 @@
 """Reconnecting, 托管 (timeouts, the toggle and its lock, all on 托管) and leaving
-mid-game, against a real server (RULES.md §7)."""
+mid-game, against a real server (docs/rules.md §10)."""
 
 from __future__ import annotations
 

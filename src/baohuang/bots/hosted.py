@@ -1,4 +1,4 @@
-"""托管: the default policy of RULES.md §7.
+"""托管: the default policy of docs/rules.md §10.
 
 In the role phase it takes every default answer: accept the Emperor card if
 able, 暗保, no 造反, no 踢, no 抢独 (and 暗独保 as the solo Emperor; when it

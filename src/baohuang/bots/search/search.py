@@ -432,7 +432,7 @@ _DEFAULT_KINDS = (A.ACCEPT, A.GUARD_HIDDEN, A.SOLO_HIDDEN, A.DECLINE, A.ABDICATE
 
 
 def _default_role_action(st: GameState, options: list[Action]) -> Action:
-    """托管's role-phase answer (RULES.md §7) for the seat to act in ``st``."""
+    """托管's role-phase answer (docs/rules.md §10) for the seat to act in ``st``."""
     kinds = {a.kind: a for a in options}
     for kind in _DEFAULT_KINDS:
         if kind in kinds:

@@ -1,4 +1,4 @@
-"""What happens when a game at a table ends (RULES.md §6–7): the result is
+"""What happens when a game at a table ends (docs/rules.md §8, §10): the result is
 stored with its players; if not every seat was on 托管 the game is scored —
 users' points, games, wins and ratings change and the match totals grow; if a
 seat is still on 托管 the table is dissolved.

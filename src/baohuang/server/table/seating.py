@@ -200,7 +200,7 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
 
 
 async def leave(table: SeatingTable, conn: Subscriber) -> None:
-    """Leave the table; during a game that is 逃跑 (RULES.md §6–7)."""
+    """Leave the table; during a game that is 逃跑 (docs/rules.md §10)."""
     seat_index = conn.seat
     seat = table.seats[seat_index] if seat_index is not None else None
     game = table.game

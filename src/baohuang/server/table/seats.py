@@ -1,4 +1,4 @@
-"""The five seats of a table: who sits there and their 托管 state (RULES.md §7).
+"""The five seats of a table: who sits there and their 托管 state (docs/rules.md §10).
 
 A seat is played by 托管 when its player timed out or pressed 托管 (``hosted``),
 left the game (``left``), or has been away — disconnected — for longer than the

@@ -1,4 +1,4 @@
-// Card notation (RULES.md §9), play shapes and the legality check of a selection.
+// Card notation (docs/rules.md §2), play shapes and the legality check of a selection.
 // Legality itself is decided by the server's legal_actions; this module only
 // compares a selection with them and explains why a selection is not legal.
 
