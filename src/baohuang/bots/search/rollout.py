@@ -3,7 +3,7 @@
 No :class:`~baohuang.actions.Action` objects and no events: each seat is a
 list of 18 rank counts (indices 3..17, 16 = SJ, 17 = BJ), a play is a shape
 tuple ``(rank, n, sj, bj)``.  The simulator follows the play rules of
-docs/rules.md §7 exactly as :mod:`baohuang.playphase` does — rounds, soft
+docs/rules.md §3 and §7 exactly as :mod:`baohuang.playphase` does — rounds, soft
 passes, 接风 (``lead_after_out``: teammate, next, apply), the early end of a
 game, 憋6 (``hold_sixes``), 烤牌 (``kaopai``), 不可以用2配牌
 (``jokers_with_twos``) — and settles the result with
