@@ -103,6 +103,31 @@ def test_match_with_tribute(server: ServerProcess) -> None:
     assert second[0]["version"] > results[0].games[0]["version"]
 
 
+def test_wurenju_match_with_random_players(server: ServerProcess) -> None:
+    """The 五人局 preset through the server: random players (who play the 特画
+    when they hold it) finish two games, every client sees the same results, and
+    the stored records replay to them."""
+    async def main() -> tuple[list[PlayResult], list[dict[str, Any]]]:
+        clients = await guests(server.url, 5, "w")
+        table = await clients[0].create_table(preset="wurenju", games=2, seed=7, timeout=60)
+        plays = [c.play(table["id"], "random", seed=i) for i, c in enumerate(clients)]
+        results = await asyncio.wait_for(asyncio.gather(*plays), 300)
+        history = await clients[0].history()
+        return results, [await clients[0].replay(h["game_id"]) for h in history]
+
+    results, replays = asyncio.run(main())
+    outcomes = [g["result"] for g in results[0].games]
+    assert len(outcomes) == 2
+    for r in results:
+        assert [g["result"] for g in r.games] == outcomes
+        # instant random players may trip the message rate limit; nothing else goes wrong
+        assert {e["code"] for e in r.errors} <= {"rate_limited"}
+    assert sorted(bh.Game.from_record(rp["record"]).result.to_dict()["scores"]  # type: ignore[union-attr]
+                  for rp in replays) == sorted(o["scores"] for o in outcomes)
+    for outcome in outcomes:
+        assert sum(1 for p in outcome["places"] if p is not None) <= 3
+
+
 def test_quickplay_against_server_bots(server: ServerProcess) -> None:
     async def main() -> tuple[PlayResult, list[dict[str, Any]]]:
         client = Client(server.url)

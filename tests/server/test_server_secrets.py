@@ -22,6 +22,7 @@ TABLES = [
     {"preset": "shandong", "options": {"tribute": True}, "games": 2, "seed": 31},
     {"preset": "lianzhong_classic", "games": 1, "seed": 32},
     {"preset": "lianzhong_simple", "games": 1, "seed": 33},
+    {"preset": "wurenju", "games": 1, "seed": 34},
 ]
 
 
