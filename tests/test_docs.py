@@ -1,0 +1,120 @@
+"""References to sections of the docs cannot rot: every ``rules.md §N`` (or
+``§N.M``) in the code, tests, benchmarks and docs names a heading that exists in
+docs/rules.md, every ``protocol.md §N`` one of docs/protocol.md, every bare
+``§N`` inside a doc one of that doc's own headings, and nothing cites the
+numbering of another rules document (``RULES.md §N``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+#: where references are looked for
+SCANNED = ("src", "tests", "bench", "docs", "README.md", "ARCHITECTURE.md")
+SUFFIXES = {".py", ".md", ".js", ".ts", ".html", ".css", ".txt", ".toml", ".yml", ".yaml"}
+SKIPPED_DIRS = {"__pycache__", "node_modules"}
+
+_NUMBER = r"\d+(?:\.\d+)*"
+#: a heading that opens a numbered section: "## 6. Before play", "### 6.1 The Emperor"
+_HEADING = re.compile(rf"^#{{1,6}}\s+({_NUMBER})\.?\s", re.MULTILINE)
+#: one section, or a range of them: "§6.1", "§6–7"
+_SECTION = re.compile(rf"§\s*({_NUMBER})(?:\s*[–-]\s*({_NUMBER}))?")
+#: "rules.md §3", "docs/rules.md §8.1, §8.2", "rules.md` §2 and §9"
+_REFERENCE = re.compile(
+    rf"\b(rules|protocol)\.md[`*)\]]*\s*((?:§\s*{_NUMBER}(?:\s*[–-]\s*{_NUMBER})?"
+    rf"(?:\s*(?:,|;|and|or|&)\s*(?=§))?)+)")
+#: the numbering of a rules document that is not docs/rules.md
+_FOREIGN = re.compile(r"\bRULES(?:\.md)?\s*§")
+
+
+def sections(doc: Path) -> set[str]:
+    """The section numbers of ``doc``'s headings."""
+    return set(_HEADING.findall(doc.read_text(encoding="utf-8")))
+
+
+def problems(text: str, known: dict[str, set[str]], own: str | None = None) -> list[str]:
+    """What is wrong with the section references in ``text``: each cited number
+    that is not a heading of the document cited (``known`` maps "rules" and
+    "protocol" to their section numbers), and each citation of a foreign
+    numbering.  ``own`` names the document ``text`` is, if it is one of them:
+    then a bare ``§N`` cites its own sections."""
+    out: list[str] = []
+    for m in _FOREIGN.finditer(text):
+        out.append(f"cites another document's numbering: {text[m.start():m.end() + 8]!r}")
+    covered: list[tuple[int, int]] = []
+    for m in _REFERENCE.finditer(text):
+        doc = m.group(1)
+        covered.append(m.span())
+        for first, last in _SECTION.findall(m.group(2)):
+            out += [f"{doc}.md §{n} does not exist" for n in (first, last)
+                    if n and n not in known[doc]]
+    if own is not None:
+        for m in _SECTION.finditer(text):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            out += [f"§{n} is not a section of {own}.md" for n in m.groups()
+                    if n and n not in known[own]]
+    return out
+
+
+def scanned_files() -> list[Path]:
+    files: list[Path] = []
+    for name in SCANNED:
+        path = ROOT / name
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            files += [p for p in sorted(path.rglob("*"))
+                      if p.is_file() and p.suffix in SUFFIXES
+                      and not SKIPPED_DIRS & set(p.relative_to(ROOT).parts)
+                      and not any(part.endswith(".egg-info") for part in p.parts)]
+    return [p for p in files if p != Path(__file__).resolve()]
+
+
+KNOWN = {"rules": sections(DOCS / "rules.md"), "protocol": sections(DOCS / "protocol.md")}
+
+
+def test_the_docs_have_numbered_sections() -> None:
+    assert {"1", "2", "3", "4", "5", "6", "6.1", "6.7", "7", "8", "9", "10"} <= KNOWN["rules"]
+    assert {"1", "2", "4.3"} <= KNOWN["protocol"]
+
+
+def test_every_section_reference_exists() -> None:
+    found: list[str] = []
+    for path in scanned_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        own = {DOCS / "rules.md": "rules", DOCS / "protocol.md": "protocol"}.get(path)
+        found += [f"{path.relative_to(ROOT)}: {p}" for p in problems(text, KNOWN, own)]
+    assert not found, "\n".join(found)
+
+
+def test_the_scan_finds_the_references() -> None:
+    text = (ROOT / "src" / "baohuang" / "plays.py").read_text(encoding="utf-8")
+    assert _REFERENCE.search(text), "plays.py cites docs/rules.md §3"
+
+
+@pytest.mark.parametrize(("text", "bad"), [
+    ("beating (docs/rules.md §3)", []),
+    ("scores (docs/rules.md §8.1, §8.2) and tribute", []),
+    ("see [rules.md §2](rules.md#2-cards) and `docs/rules.md` §6.1", []),
+    ("托管 (docs/rules.md §99)", ["rules.md §99 does not exist"]),
+    ("scores (docs/rules.md §8.1, §8.9)", ["rules.md §8.9 does not exist"]),
+    ("a range (docs/rules.md §6–77)", ["rules.md §77 does not exist"]),
+    ("an error code (docs/protocol.md §4.3)", []),
+    ("an error code (docs/protocol.md §4.9)", ["protocol.md §4.9 does not exist"]),
+    ("the default policy of RULES.md §7.", ["another document's numbering"]),
+    ("on 托管, RULES §7)", ["another document's numbering"]),
+])
+def test_problems(text: str, bad: list[str]) -> None:
+    found = problems(text, KNOWN)
+    assert len(found) == len(bad) and all(b in f for b, f in zip(bad, found, strict=True)), found
+
+
+def test_a_doc_cites_its_own_sections() -> None:
+    assert problems("as in §6.1 and §12", KNOWN, own="rules") == []
+    assert problems("as in §14", KNOWN, own="rules") == ["§14 is not a section of rules.md"]
+    assert problems("see docs/rules.md §2 and §5", KNOWN, own="protocol") == []
