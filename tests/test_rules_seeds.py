@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import act, actor, find_game, kinds, rules, through_roles
 
 import baohuang as bh
 from baohuang import ActionKind, Game, RuleError, Stage
 from baohuang.scoring import decided, wurenju_outcome
-from helpers import act, actor, find_game, kinds, rules, through_roles
 
 A = ActionKind
 WURENJU = rules("wurenju")
@@ -62,7 +62,8 @@ def test_calling_a_card_held_four_times_is_hidden_solo() -> None:
     """Seed 002: "叫自己手中四张同花色同点数的牌“暗独保”" — no open choice after it."""
     game = find_game(rules("lianzhong_classic", steal_solo=False),
                      lambda g: A.ACCEPT in kinds(g) and any(
-                         n == 4 and c.rank < bh.Rank.TWO for c, n in Counter(g.hand(actor(g))).items()))
+                         n == 4 and c.rank < bh.Rank.TWO
+                         for c, n in Counter(g.hand(actor(g))).items()))
     e = actor(game)
     act(game, A.ACCEPT)
     four = next(a for a in game.legal_actions()
@@ -116,7 +117,8 @@ def test_forced_call_takes_a_player_with_exactly_three_copies_of_a_card() -> Non
     for g in (game, older):
         for _ in range(5):
             act(g, A.ABDICATE)
-    assert game.emperor == expected and _threes(Counter(game.hand(expected))) >= 2
+    assert expected is not None and game.emperor == expected
+    assert _threes(Counter(game.hand(expected))) >= 2
     assert older.emperor != expected
 
 
