@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from baohuang.bots import bot_names
-from baohuang.rules import RuleSet
+from baohuang.engine.rules import RuleSet
 from baohuang.tournament.core import Tournament, play_deals
 from baohuang.tournament.execute import default_jobs
 from baohuang.tournament.records import DealResult, GameSummary, Timing

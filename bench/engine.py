@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import baohuang as bh
-from baohuang.rules import PRESETS
+from baohuang.engine.rules import PRESETS
 
 DEFAULT_GAMES = 2000
 DEFAULT_ROUNDS = 10

@@ -45,9 +45,9 @@ import baohuang as bh
 from baohuang.bots import SearchBot, hosted_action, make_bot
 from baohuang.bots.search.rollout import PlayState, Simulator
 from baohuang.bots.search.search import DEFAULT_ITERATIONS
-from baohuang.plays import classify
-from baohuang.rules import PRESETS
-from baohuang.scoring import SoloKind
+from baohuang.engine.plays import classify
+from baohuang.engine.rules import PRESETS
+from baohuang.engine.scoring import SoloKind
 
 TARGET_PLAYOUTS = 2000.0
 TARGET_SECONDS = 1.0

@@ -16,7 +16,7 @@ import baohuang as bh
 from baohuang.client import Kept, view_from_dict
 from baohuang.server.wire import render
 
-PRESETS = sorted(bh.rules.PRESETS)
+PRESETS = sorted(bh.PRESETS)
 
 
 @settings(max_examples=12, deadline=None)

@@ -11,8 +11,8 @@ True
 
 from __future__ import annotations
 
-from .actions import Action, ActionKind, ActionParseError
-from .cards import (
+from .engine.actions import Action, ActionKind, ActionParseError
+from .engine.cards import (
                     EMPEROR_CARD,
                     GUARD_CARD,
                     TEHUA_CARD,
@@ -26,10 +26,10 @@ from .cards import (
                     parse_card,
                     parse_cards,
 )
-from .game import Game
-from .match import Match
-from .plays import InvalidPlay, Shape, beats, classify
-from .rules import (
+from .engine.game import Game
+from .engine.match import Match
+from .engine.plays import InvalidPlay, Shape, beats, classify
+from .engine.rules import (
                     PRESETS,
                     Abdication,
                     ForcedCallRule,
@@ -40,9 +40,9 @@ from .rules import (
                     Scoring,
                     StealRequirement,
 )
-from .scoring import TributeBasis, settle, tribute_transfers
-from .state import IllegalAction, Result, Stage
-from .views import View
+from .engine.scoring import TributeBasis, settle, tribute_transfers
+from .engine.state import IllegalAction, Result, Stage
+from .engine.views import View
 
 __version__ = "0.1.0"
 

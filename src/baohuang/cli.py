@@ -7,7 +7,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .rules import OPTION_HELP, PRESETS
+from .engine.rules import OPTION_HELP, PRESETS
 
 app = typer.Typer(
     help="保皇 (Baohuang): play in the terminal, run bots and tournaments, serve tables.",

@@ -36,11 +36,11 @@ import msgspec
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from .actions import Action, parse_actions
 from .bots import Bot, make_bot
-from .cards import Card, parse_card
-from .state import Stage
-from .views import EventLog, View, build_view
+from .engine.actions import Action, parse_actions
+from .engine.cards import Card, parse_card
+from .engine.state import Stage
+from .engine.views import EventLog, View, build_view
 
 __all__ = ["Client", "ClientError", "PlayResult", "Player", "view_from_dict"]
 

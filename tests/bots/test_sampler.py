@@ -14,8 +14,8 @@ import baohuang as bh
 from baohuang import EMPEROR_CARD, GUARD_CARD, Game, GuardMode, Stage
 from baohuang.bots import hosted_action
 from baohuang.bots.search.sampler import DealSampler, SamplerError, World, current_deal_events
-from baohuang.cards import parse_card
-from baohuang.state import callable_kinds
+from baohuang.engine.cards import parse_card
+from baohuang.engine.state import callable_kinds
 
 PRESETS = list(bh.PRESETS)
 

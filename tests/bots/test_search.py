@@ -17,10 +17,10 @@ from baohuang.bots.hand_eval import rank_counts_of
 from baohuang.bots.search.rollout import RolloutPolicy, Simulator
 from baohuang.bots.search.sampler import DealSampler
 from baohuang.bots.search.search import _RoleFacts
-from baohuang.playphase import materialize
-from baohuang.plays import Shape, classify
-from baohuang.roles import legal as role_legal
-from baohuang.scoring import SoloKind
+from baohuang.engine.playphase import materialize
+from baohuang.engine.plays import Shape, classify
+from baohuang.engine.roles import legal as role_legal
+from baohuang.engine.scoring import SoloKind
 
 A = ActionKind
 PRESETS = list(bh.PRESETS)

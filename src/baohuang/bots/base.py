@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from ..actions import Action
-from ..views import View
+from ..engine.actions import Action
+from ..engine.views import View
 
 __all__ = ["BOTS", "BUDGETS", "Bot", "UnknownBot", "bot_names", "is_bot", "make_bot", "register",
            "register_budget"]

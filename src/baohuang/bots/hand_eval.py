@@ -28,9 +28,9 @@ import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..cards import Card, Deck, Rank, make_deck
-from ..plays import Shape
-from ..rules import RuleSet
+from ..engine.cards import Card, Deck, Rank, make_deck
+from ..engine.plays import Shape
+from ..engine.rules import RuleSet
 
 __all__ = [
     "BJ_VALUE",

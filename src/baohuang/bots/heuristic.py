@@ -49,11 +49,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action, ActionKind
-from ..cards import GUARD_CARD, Card
-from ..plays import Shape
-from ..rules import RuleSet
-from ..views import View
+from ..engine.actions import Action, ActionKind
+from ..engine.cards import GUARD_CARD, Card
+from ..engine.plays import Shape
+from ..engine.rules import RuleSet
+from ..engine.views import View
 from .base import register
 from .hand_eval import (
     BJ_VALUE,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..actions import Action, ActionKind
-from ..cards import GUARD_CARD, Card
-from ..views import View
+from ..engine.actions import Action, ActionKind
+from ..engine.cards import GUARD_CARD, Card
+from ..engine.views import View
 from .base import register
 
 __all__ = ["HostedBot", "hosted_action"]

@@ -78,8 +78,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ..cards import GUARD_CARD, parse_card
-from ..views import View
+from ..engine.cards import GUARD_CARD, parse_card
+from ..engine.views import View
 
 __all__ = [
     "BEAT_RATE_EMPEROR",

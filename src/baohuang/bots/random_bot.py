@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..actions import Action
-from ..views import View
+from ..engine.actions import Action
+from ..engine.views import View
 from .base import register
 
 __all__ = ["RandomBot"]

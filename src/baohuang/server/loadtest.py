@@ -24,10 +24,10 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..actions import Action
 from ..bots import make_bot
 from ..client import Client, PlayResult
-from ..views import View
+from ..engine.actions import Action
+from ..engine.views import View
 from .runtime import tune_gc
 
 __all__ = ["LoadReport", "run_loadtest", "run_on_fast_loop"]

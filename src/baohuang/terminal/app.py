@@ -33,15 +33,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text as RichText
 
-from ..actions import Action, ActionKind
 from ..bots import Bot, hosted_action, make_bot
 from ..bots.base import UnknownBot
-from ..cards import CardParseError, parse_card, parse_cards
-from ..game import Game
-from ..match import Match
-from ..rules import RuleError, RuleSet
-from ..state import IllegalAction, Stage
-from ..views import View
+from ..engine.actions import Action, ActionKind
+from ..engine.cards import CardParseError, parse_card, parse_cards
+from ..engine.game import Game
+from ..engine.match import Match
+from ..engine.rules import RuleError, RuleSet
+from ..engine.state import IllegalAction, Stage
+from ..engine.views import View
 from .input import (
     AskLead,
     BadInput,
@@ -422,7 +422,7 @@ class Session:
 
 def build_rules(preset: str, options: Sequence[str]) -> RuleSet:
     """The rules from a preset name and ``NAME=VALUE`` options (raises
-    :class:`~baohuang.rules.RuleError` naming what is wrong).
+    :class:`~baohuang.engine.rules.RuleError` naming what is wrong).
 
     >>> build_rules("shandong", ["hold_sixes=on"]).hold_sixes
     True

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..bots import bot_names, is_bot
 from ..bots.base import BUDGETS, UnknownBot
-from ..cards import Card, CardParseError, Rank, parse_cards
+from ..engine.cards import Card, CardParseError, Rank, parse_cards
 
 __all__ = [
     "AskLead",

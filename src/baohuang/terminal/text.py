@@ -23,7 +23,7 @@ from typing import Any, Final
 from rich.markup import escape
 from rich.text import Text as RichText
 
-from ..cards import Card, Rank, parse_card
+from ..engine.cards import Card, Rank, parse_card
 
 __all__ = [
     "EVENT_HANDLERS",

@@ -1,6 +1,6 @@
 """What the terminal game draws: the hand grouped by rank, the table, play
 hints and the score sheet.  Everything is computed from one seat's
-:class:`~baohuang.views.View` (and the events that seat saw), never from
+:class:`~baohuang.engine.views.View` (and the events that seat saw), never from
 the game itself.
 
 >>> import baohuang as bh
@@ -23,9 +23,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text as RichText
 
-from ..actions import Action, ActionKind
-from ..cards import GUARD_CARD, Card, Rank
-from ..views import View
+from ..engine.actions import Action, ActionKind
+from ..engine.cards import GUARD_CARD, Card, Rank
+from ..engine.views import View
 from .text import Text, card_style, cards_markup
 
 __all__ = [

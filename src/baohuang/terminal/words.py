@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from rich.markup import escape
 
-from ..actions import Action, ActionKind
-from ..state import Stage
-from ..views import View
+from ..engine.actions import Action, ActionKind
+from ..engine.state import Stage
+from ..engine.views import View
 from .text import TERMS, Text, cards_markup
 from .view import PublicMarks, grid
 

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..bots.base import UnknownBot
-from ..rules import RuleError, RuleSet
+from ..engine.rules import RuleError, RuleSet
 from .core import FORMATS, Tournament, TournamentError
 from .execute import local, on_ray
 from .stats import ROLES, RoleStats, TournamentReport, inference_row

@@ -63,10 +63,10 @@ from typing import Any
 
 from ..bots import Bot, make_bot
 from ..bots.base import is_bot, unknown_bot
-from ..game import Game
-from ..rules import RuleSet
-from ..state import Stage
-from ..views import View
+from ..engine.game import Game
+from ..engine.rules import RuleSet
+from ..engine.state import Stage
+from ..engine.views import View
 from .records import DealResult, GameSummary, GuardTally, Timing
 from .stats import (
     TournamentReport,

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules import RuleSet
-from ..state import Result
+from ..engine.rules import RuleSet
+from ..engine.state import Result
 from .records import DealResult, GuardTally, Timing
 
 __all__ = [

@@ -1,13 +1,13 @@
 """A fast play-phase simulator on rank counts, for search playouts.
 
-No :class:`~baohuang.actions.Action` objects and no events: each seat is a
+No :class:`~baohuang.engine.actions.Action` objects and no events: each seat is a
 list of 18 rank counts (indices 3..17, 16 = SJ, 17 = BJ), a play is a shape
 tuple ``(rank, n, sj, bj)``.  The simulator follows the play rules of
-docs/rules.md §3 and §7 exactly as :mod:`baohuang.playphase` does — rounds, soft
+docs/rules.md §3 and §7 exactly as :mod:`baohuang.engine.playphase` does — rounds, soft
 passes, 接风 (``lead_after_out``: teammate, next, apply), the early end of a
 game, 憋6 (``hold_sixes``), 烤牌 (``kaopai``), 不可以用2配牌
 (``jokers_with_twos``) — and settles the result with
-:func:`baohuang.scoring.settle`.  One approximation: the 特画
+:func:`baohuang.engine.scoring.settle`.  One approximation: the 特画
 (``called_card_high``) is counted as a big joker
 (:func:`baohuang.bots.hand_eval.rank_of`), so a play holding it is never beaten
 here either, but here it does not beat a big joker.
@@ -39,13 +39,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...plays import Shape, follow_shapes, shape_beats
-from ...rules import LeadAfterOut, RuleSet, Scoring
-from ...scoring import SoloKind, decided, settle
+from ...engine.plays import Shape, follow_shapes, shape_beats
+from ...engine.rules import LeadAfterOut, RuleSet, Scoring
+from ...engine.scoring import SoloKind, decided, settle
 
 __all__ = ["PlayState", "RolloutPolicy", "Shape4", "Simulator"]
 
-#: A play as ``(rank, n, sj, bj)`` — the fields of :class:`baohuang.plays.Shape`.
+#: A play as ``(rank, n, sj, bj)`` — the fields of :class:`baohuang.engine.plays.Shape`.
 Shape4 = tuple[int, int, int, int]
 
 SJ, BJ, TWO, SIX = 16, 17, 15, 6
@@ -307,7 +307,7 @@ class Simulator:
 
     def scores(self, st: PlayState, *, guard_open: bool = False, rebels: Sequence[int] = (),
                kicks: int = 0) -> tuple[int, ...]:
-        """Scores of a finished ``st`` (:func:`baohuang.scoring.settle`)."""
+        """Scores of a finished ``st`` (:func:`baohuang.engine.scoring.settle`)."""
         places: list[int | None] = [None] * 5
         for i, seat in enumerate(st.out):
             places[seat] = i + 1

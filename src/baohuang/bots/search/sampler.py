@@ -1,6 +1,6 @@
 """Sampling hidden deals from one seat's view (for information-set search).
 
-A :class:`DealSampler` reads a :class:`~baohuang.views.View` once and then
+A :class:`DealSampler` reads a :class:`~baohuang.engine.views.View` once and then
 draws full deals (:class:`World`) that agree with everything the view knows:
 
 - the deck of the rules, minus the seat's own hand and every card played
@@ -50,11 +50,11 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from ...cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card, make_deck, parse_card
-from ...rules import Abdication, GuardMode, RuleSet, StealRequirement
-from ...scoring import SoloKind
-from ...state import callable_kinds, four_identical
-from ...views import View
+from ...engine.cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card, make_deck, parse_card
+from ...engine.rules import Abdication, GuardMode, RuleSet, StealRequirement
+from ...engine.scoring import SoloKind
+from ...engine.state import callable_kinds, four_identical
+from ...engine.views import View
 from ..hand_eval import rank_counts_of
 
 __all__ = ["DealSampler", "SamplerError", "World", "current_deal_events"]

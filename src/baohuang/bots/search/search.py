@@ -64,13 +64,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ... import roles
-from ...actions import Action, ActionKind
-from ...cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
-from ...plays import InvalidPlay, classify
-from ...rules import GuardMode, RuleSet
-from ...state import GameState, Stage
-from ...views import View
+from ...engine import roles
+from ...engine.actions import Action, ActionKind
+from ...engine.cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
+from ...engine.plays import InvalidPlay, classify
+from ...engine.rules import GuardMode, RuleSet
+from ...engine.state import GameState, Stage
+from ...engine.views import View
 from ..base import Bot, make_bot, register, register_budget
 from ..hand_eval import bot_shape, rank_counts_of
 from ..hosted import hosted_action

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...actions import Action
+from ...engine.actions import Action
 from ..wire.protocol import ClientMessage
 from .subscriber import Subscriber
 

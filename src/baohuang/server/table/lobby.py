@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ...actions import Action
 from ...bots import BOTS
-from ...match import Match
-from ...rules import RuleError, RuleSet
+from ...engine.actions import Action
+from ...engine.match import Match
+from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
 from .seats import Seat, seats_from_json

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ...state import Result
+from ...engine.state import Result
 from ..accounts.rating import DEFAULT_MU, DEFAULT_SIGMA, rate_game
 from ..db.storage import RateGame, Storage
 from .seats import Seat

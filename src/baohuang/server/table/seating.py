@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from ...actions import Action, ActionKind, ActionParseError
-from ...game import Game
-from ...state import IllegalAction
+from ...engine.actions import Action, ActionKind, ActionParseError
+from ...engine.game import Game
+from ...engine.state import IllegalAction
 from ..config import ServerConfig
 from ..wire import render
 from ..wire.protocol import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...rules import RuleSet
+from ...engine.rules import RuleSet
 
 __all__ = ["Settings"]
 

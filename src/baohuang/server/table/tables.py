@@ -17,12 +17,12 @@ import logging
 import time
 from typing import Any
 
-from ...actions import Action
 from ...bots import Bot, hosted_action
-from ...game import Game
-from ...match import Match
-from ...state import IllegalAction, Stage
-from ...views import View
+from ...engine.actions import Action
+from ...engine.game import Game
+from ...engine.match import Match
+from ...engine.state import IllegalAction, Stage
+from ...engine.views import View
 from ..config import ServerConfig
 from ..db.storage import Storage
 from ..wire import render

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ...bots import bot_names
-from ...rules import OPTION_HELP, PRESETS, RuleSet
+from ...engine.rules import OPTION_HELP, PRESETS, RuleSet
 from ..accounts.accounts import AccountError, user_json
 from ..accounts.levels import LEVELS
 from ..db.storage import UserRecord

@@ -33,9 +33,9 @@ from typing import Any
 
 import msgspec
 
-from ...actions import Action
-from ...game import Game
-from ...views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
+from ...engine.actions import Action
+from ...engine.game import Game
+from ...engine.views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
 
 __all__ = ["Parts", "Shared", "broadcast", "event_texts", "game_over", "snapshot",
            "view_changes"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...actions import Action
-from ...game import RECORD_VERSION, Game
-from ...rules import RuleSet
-from ...scoring import TributeBasis
+from ...engine.actions import Action
+from ...engine.game import RECORD_VERSION, Game
+from ...engine.rules import RuleSet
+from ...engine.scoring import TributeBasis
 
 __all__ = ["record_of", "replay"]
 

@@ -12,7 +12,7 @@ True
 >>> rules.replace(kaopia=True)
 Traceback (most recent call last):
 ...
-baohuang.rules.RuleError: unknown rule option 'kaopia'
+baohuang.engine.rules.RuleError: unknown rule option 'kaopia'
 """
 
 from __future__ import annotations

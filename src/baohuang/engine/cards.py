@@ -210,7 +210,7 @@ def parse_card(token: str) -> Card:
     >>> parse_card("11")
     Traceback (most recent call last):
     ...
-    baohuang.cards.CardParseError: not a card: '11' (e.g. 9, 10h, Q, 2, SJ, BJ, BJ*)
+    baohuang.engine.cards.CardParseError: not a card: '11' (e.g. 9, 10h, Q, 2, SJ, BJ, BJ*)
     """
     text = token.strip().upper()
     marked = text.endswith("*")
@@ -238,7 +238,7 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     >>> parse_cards("9 9 x")
     Traceback (most recent call last):
     ...
-    baohuang.cards.CardParseError: not a card: 'x' (e.g. 9, 10h, Q, 2, SJ, BJ, BJ*)
+    baohuang.engine.cards.CardParseError: not a card: 'x' (e.g. 9, 10h, Q, 2, SJ, BJ, BJ*)
     """
     tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
     return [parse_card(t) for t in tokens]

@@ -83,5 +83,5 @@ def test_rules_round_trip_through_json(name: str) -> None:
 
 
 def test_every_option_has_help() -> None:
-    from baohuang.rules import OPTION_HELP
+    from baohuang.engine.rules import OPTION_HELP
     assert set(OPTION_HELP) == set(RuleSet().to_dict())

@@ -15,11 +15,11 @@ from helpers import act, actor, find_game, kinds, rules, through_roles
 
 import baohuang as bh
 from baohuang import ActionKind, Game, RuleError, Stage
-from baohuang.scoring import decided, wurenju_outcome
+from baohuang.engine.scoring import decided, wurenju_outcome
 
 A = ActionKind
 WURENJU = rules("wurenju")
-BEFORE = json.loads((Path(__file__).parent / "data" / "before_wurenju.json").read_text())
+BEFORE = json.loads((Path(__file__).parent.parent / "data" / "before_wurenju.json").read_text())
 
 
 def _cards(text: str) -> list[bh.Card]:

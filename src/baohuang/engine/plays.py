@@ -88,7 +88,7 @@ def classify(cards: Sequence[Card], rules: RuleSet | None = None) -> Shape:
     >>> classify(parse_cards("SJ 2 2"))
     Traceback (most recent call last):
     ...
-    baohuang.plays.InvalidPlay: jokers may not be attached to 2s (不可以用2配牌): SJ 2 2
+    baohuang.engine.plays.InvalidPlay: jokers may not be attached to 2s (不可以用2配牌): SJ 2 2
     """
     if not cards:
         raise InvalidPlay("a play needs at least one card")

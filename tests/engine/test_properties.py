@@ -161,8 +161,8 @@ def check_scores(game: Game, left: list[int]) -> None:
         assert (scores[e] > 0) is bool(result.royal_won) or scores[e] == 0
         if rules.scoring is bh.Scoring.WURENJU:               # the game ends when decided
             order = [s for s in result.order if result.places[s] is not None]
-            assert bh.scoring.decided(order, e, g, bool(result.solo))
-            assert not bh.scoring.decided(order[:-1], e, g, bool(result.solo))
+            assert bh.engine.scoring.decided(order, e, g, bool(result.solo))
+            assert not bh.engine.scoring.decided(order[:-1], e, g, bool(result.solo))
     else:
         side = scores[e]
         assert all(scores[s] == side for s in royal)
@@ -215,7 +215,7 @@ def test_fast_legal_plays_equal_the_general_generator(rules: RuleSet, seed: int,
                                                       choice: int) -> None:
     """The engine builds play actions straight from the hand for speed; at
     every play decision they must equal the shapes-then-cards generator."""
-    from baohuang import playphase
+    from baohuang.engine import playphase
 
     game = Game.new(rules, seed)
     rng = random.Random(choice)

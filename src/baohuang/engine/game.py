@@ -150,7 +150,7 @@ class Game:
         >>> public, own, events = game.view_update(1, 1)
         >>> public is game.view_update(3, 1)[0] is game.view_update(None, 1)[0]
         True
-        >>> from baohuang.views import OWN_FIELDS, PUBLIC_FIELDS
+        >>> from baohuang.engine.views import OWN_FIELDS, PUBLIC_FIELDS
         >>> view = game.view(1)
         >>> public == tuple(getattr(view, name) for name in PUBLIC_FIELDS)
         True

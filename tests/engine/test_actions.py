@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from baohuang import actions
-from baohuang.actions import Action, ActionParseError, parse_actions
+from baohuang.engine import actions
+from baohuang.engine.actions import Action, ActionParseError, parse_actions
 
 TEXTS = ["pass", "play 9s 9h", "play BJ", "call 9h", "play 10s 10s 10d", "ask_lead"]
 

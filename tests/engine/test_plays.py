@@ -7,7 +7,7 @@ from helpers import rules
 
 import baohuang as bh
 from baohuang import InvalidPlay, Shape, beats, classify, parse_cards
-from baohuang.plays import follow_shapes, lead_shapes, playable, rank_counts
+from baohuang.engine.plays import follow_shapes, lead_shapes, playable, rank_counts
 
 KAOPAI = rules(kaopai=True)
 TWOS = rules(jokers_with_twos=True)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import baohuang as bh
 from baohuang import Action, ActionKind, RuleSet, Shape
-from baohuang.plays import follow_shapes, lead_shapes
+from baohuang.engine.plays import follow_shapes, lead_shapes
 
 SJ, BJ, TWO, SIX = 16, 17, 15, 6
 
@@ -147,7 +147,7 @@ def test_follow_shapes_match_brute_force(hand: dict[int, int], old: list[int],
     assert len(got) == len(set(got))
     assert set(got) == brute(Counter(hand), old, r)
     for shape in got:        # and the shape rule agrees
-        assert bh.plays.shape_beats(shape, to_shape(old), r.kaopai)
+        assert bh.engine.plays.shape_beats(shape, to_shape(old), r.kaopai)
 
 
 # -- a real game's legal actions ------------------------------------------------------
