@@ -27,7 +27,7 @@ from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, events_seen, make_view, own_values, public_values
+from .views import View, ViewCache, events_seen, make_view, own_values, public_values
 
 __all__ = ["RECORD_VERSION", "Game"]
 
@@ -45,12 +45,16 @@ _LEAVE_KIND: Final = ActionKind.LEAVE
 class Game:
     """A game at a table of five seats (0–4)."""
 
-    __slots__ = ("_actions", "_legal_cache", "_st")
+    __slots__ = ("_actions", "_kept", "_legal_cache", "_seen", "_st")
 
     def __init__(self, state: GameState) -> None:
         self._st = state
         self._actions: list[Action] = []
+        # derived data, out of the state: the legal actions of this state, what the
+        # play phase keeps between decisions, what the views keep between moves
         self._legal_cache: tuple[Action, ...] | None = None
+        self._kept = playphase.PlayCache()
+        self._seen = ViewCache()
 
     @classmethod
     def new(cls, rules: RuleSet | None = None, seed: int = 0, *, dealer: int = 0,
@@ -124,7 +128,7 @@ class Game:
             st = self._st
             stage = st.stage
             if stage is _PLAY:
-                legal = tuple(playphase.legal_actions(st))
+                legal = tuple(playphase.legal_actions(st, self._kept))
             elif stage is _OVER:
                 legal = ()
             else:
@@ -134,7 +138,7 @@ class Game:
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
-        return make_view(self._st, seat, self._legal_of(seat))
+        return make_view(self._st, seat, self._legal_of(seat), self._seen)
 
     def view_update(self, seat: int | None, since: int
                     ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[dict[str, Any], ...]]:
@@ -177,8 +181,9 @@ class Game:
         st = self._st
         stop = len(st.events)
         legal_of = self._legal_of
-        return public_values(st), [
-            (own_values(st, seat, legal_of(seat)), events_seen(st, seat, since, stop))
+        seen = self._seen
+        return public_values(st, seen), [
+            (own_values(st, seat, legal_of(seat), seen), events_seen(st, seat, since, stop, seen))
             for seat in seats]
 
     def _legal_of(self, seat: int | None) -> tuple[Action, ...] | None:
@@ -212,11 +217,11 @@ class Game:
                 legal = self._legal_cache
                 if legal is not None and action in legal:
                     # A play taken from legal_actions() needs no second check.
-                    playphase.apply_legal(st, action)
+                    playphase.apply_legal(st, action, self._kept)
                 else:
-                    playphase.apply(st, action)
+                    playphase.apply(st, action, kept=self._kept)
             elif kind is _PASS_KIND or kind is _ASK_KIND:
-                playphase.apply(st, action)
+                playphase.apply(st, action, kept=self._kept)
             elif kind is _LEAVE_KIND:
                 self._leave(action)
             else:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .game import Game
@@ -25,21 +26,30 @@ __all__ = ["Match"]
 class Match:
     """``games`` consecutive games.  The first is dealt from seat 0, each
     later one from the previous Emperor; with ``tribute`` on, last game's
-    losers give tribute to its winners after the deal."""
+    losers give tribute to its winners after the deal.
 
-    def __init__(self, rules: RuleSet | None = None, seed: int = 0, games: int = 1) -> None:
+    ``seeds``, when given, deals game ``index`` from ``seeds(index)`` instead of the
+    sequence computed from ``seed`` (a server draws each game's seed from
+    :mod:`secrets`, so that no deal can be computed from another)."""
+
+    def __init__(self, rules: RuleSet | None = None, seed: int = 0, games: int = 1, *,
+                 seeds: Callable[[int], int] | None = None) -> None:
         if games < 1:
             raise ValueError("a match has at least one game")
         self.rules = rules or RuleSet()
         self.seed = int(seed)
         self.games = games
+        self._seeds = seeds
         self.results: list[Result] = []
         self.records: list[dict[str, Any]] = []
         self.totals = [0] * 5
         self.game = Game.new(self.rules, self.game_seed(0), dealer=0)
 
     def game_seed(self, index: int) -> int:
-        """The seed of game ``index`` (reproducible from the match seed)."""
+        """The seed of game ``index`` (reproducible from the match seed, unless the
+        match was given a seed source)."""
+        if self._seeds is not None:
+            return int(self._seeds(index))
         return self.seed * 1000 + index
 
     @property

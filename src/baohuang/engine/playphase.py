@@ -17,7 +17,8 @@ from .state import GameState, IllegalAction, Result, Stage
 _SMALL_JOKER: Final = 16           # (card ranks: 小王, 大王)
 _BIG_JOKER: Final = 17
 
-__all__ = ["apply", "apply_legal", "check_play", "legal", "legal_actions", "materialize"]
+__all__ = ["PlayCache", "apply", "apply_legal", "check_play", "legal", "legal_actions",
+           "materialize"]
 
 A = ActionKind
 _PASS, _ASK_LEAD = Action(A.PASS), Action(A.ASK_LEAD)
@@ -35,6 +36,10 @@ _PASS_EVENTS: Final = tuple(make_event("pass", seat) for seat in range(5))
 _ASK_EVENTS: Final = tuple(make_event("ask_lead", seat) for seat in range(5))
 _TEXT = CARD_TEXT.__getitem__
 
+#: The lead actions of one rank: (its cards, big jokers, small jokers, the cards that
+#: would reveal the Guard, actions)
+LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], frozenset[Card],
+                  list[Action]]
 #: per rank value (index 0..18): (ordinary cards, special cards) held
 Groups = list[tuple[tuple[Card, ...], tuple[Card, ...]]]
 #: per rank value (index 0..18): the cards held of that rank, low to high
@@ -44,13 +49,33 @@ _NO_CARDS: tuple[Card, ...] = ()
 _NONE: frozenset[Card] = frozenset()
 
 
-def _rank_cards(st: GameState, seat: int) -> RankCards:
-    """``seat``'s cards by rank, kept in ``st.groups`` across decisions:
-    :meth:`GameState.give` and :meth:`GameState.take` forget the ranks they
-    change, and :func:`_fill` looks a rank up again when it is needed."""
-    groups = st.groups[seat]
+class PlayCache:
+    """What the play phase keeps between decisions of one game, derived from the
+    hands (the :class:`~baohuang.engine.game.Game` owns it; the state does not see
+    it): per seat its cards of each rank, low to high (``None``: not looked at since
+    that rank changed), and the lead actions of each rank with the card tuples they
+    were made of.  A play forgets the ranks it took (:meth:`forget`); nothing else
+    changes a hand during the play phase."""
+
+    __slots__ = ("groups", "lead_blocks")
+
+    def __init__(self) -> None:
+        self.groups: list[RankCards | None] = [None] * 5
+        self.lead_blocks: list[list[LeadBlock | None] | None] = [None] * 5
+
+    def forget(self, seat: int, cards: tuple[Card, ...]) -> None:
+        groups = self.groups[seat]
+        if groups is not None:
+            for c in cards:
+                groups[c >> 4] = None
+
+
+def _rank_cards(kept: PlayCache, seat: int) -> RankCards:
+    """``seat``'s cards by rank, kept across decisions in ``kept``: a play forgets
+    the ranks it changes, and :func:`_fill` looks a rank up again when it is needed."""
+    groups = kept.groups[seat]
     if groups is None:
-        groups = st.groups[seat] = [None] * RANK_SLOTS
+        groups = kept.groups[seat] = [None] * RANK_SLOTS
     return groups
 
 
@@ -78,9 +103,9 @@ def _jokers(st: GameState, seat: int,
     return big, small
 
 
-def _grouped(st: GameState, seat: int, special: frozenset[Card]) -> Groups:
+def _grouped(st: GameState, kept: PlayCache, seat: int, special: frozenset[Card]) -> Groups:
     """Per rank: (ordinary cards, special cards) held, in a fixed order."""
-    groups = _rank_cards(st, seat)
+    groups = _rank_cards(kept, seat)
     special_ranks = {c >> 4 for c in special}
     out: Groups = []
     for rank in range(RANK_SLOTS):
@@ -114,7 +139,8 @@ def _ways(group: tuple[tuple[Card, ...], tuple[Card, ...]]) -> list[list[tuple[C
 
 
 def materialize(st: GameState, seat: int, shapes: list[Shape],
-                shapes_out: list[Shape] | None = None) -> list[Action]:
+                shapes_out: list[Shape] | None = None,
+                kept: PlayCache | None = None) -> list[Action]:
     """Actions for shapes: one per way of including a card whose play would
     reveal the Guard; otherwise ordinary cards in a fixed order.  With
     ``shapes_out``, the shape of each action is appended to it."""
@@ -122,8 +148,10 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
         return []
     play = _PLAY_KIND
     special = st.special_cards(seat)
+    if kept is None:
+        kept = PlayCache()
     if not special:
-        groups = _rank_cards(st, seat)
+        groups = _rank_cards(kept, seat)
         big, small = _jokers(st, seat, groups)
         tehua = groups[TH]
         if tehua is None:
@@ -139,7 +167,7 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
         if shapes_out is not None:
             shapes_out.extend(shapes)
         return actions
-    split = _grouped(st, seat, special)
+    split = _grouped(st, kept, seat, special)
     special_ranks = {c >> 4 for c in special}
     # the ways to add y big (x small) jokers: one each unless a joker is special
     bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
@@ -168,31 +196,35 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     return out
 
 
-def legal(st: GameState, shapes_out: list[Shape] | None = None) -> list[Action]:
+def legal(st: GameState, shapes_out: list[Shape] | None = None,
+          kept: PlayCache | None = None) -> list[Action]:
     """Legal actions of the seat to act; with ``shapes_out``, the shape of
-    each play action is appended to it (in the same order)."""
+    each play action is appended to it (in the same order).  ``kept``: the
+    game's :class:`PlayCache` (without it the hands are looked at afresh)."""
+    kept = kept or PlayCache()
     if shapes_out is None:
-        return legal_actions(st)
-    return _legal_from_shapes(st, shapes_out)
+        return legal_actions(st, kept)
+    return _legal_from_shapes(st, shapes_out, kept)
 
 
-def _legal_from_shapes(st: GameState, shapes_out: list[Shape] | None) -> list[Action]:
+def _legal_from_shapes(st: GameState, shapes_out: list[Shape] | None,
+                       kept: PlayCache) -> list[Action]:
     """:func:`legal` made from the shapes (``shapes_out``: as in :func:`legal`, or
     ``None`` when they are not wanted)."""
     seat = st.to_act
     assert seat is not None
     counts = st.counts[seat]
     if st.last is None:
-        return materialize(st, seat, lead_shapes(counts, st.rules), shapes_out)
+        return materialize(st, seat, lead_shapes(counts, st.rules), shapes_out, kept)
     actions = materialize(st, seat, follow_shapes(counts, Shape(*st.last[1]), st.rules),
-                          shapes_out)
+                          shapes_out, kept)
     actions.append(_PASS)
     if _may_ask_lead(st):
         actions.append(_ASK_LEAD)
     return actions
 
 
-def legal_actions(st: GameState) -> list[Action]:
+def legal_actions(st: GameState, kept: PlayCache | None = None) -> list[Action]:
     """Legal actions of the seat to act: the same list as :func:`legal`,
     built straight from the hand's ranks (leads: from the actions of each rank
     kept since the seat's last lead), without making the shapes first."""
@@ -202,38 +234,40 @@ def legal_actions(st: GameState) -> list[Action]:
     rules = st.rules
     special = st.special_cards(seat) if seat == st.guard and not st.guard_public else _NONE
     counts = st.counts[seat]
+    if kept is None:
+        kept = PlayCache()
     if counts[TH]:
-        return _legal_from_shapes(st, None)       # the one seat holding the 特画
+        return _legal_from_shapes(st, None, kept)     # the one seat holding the 特画
     if last is None:
-        return _lead_actions(st, seat, counts, rules, special)
+        return _lead_actions(st, kept, seat, counts, rules, special)
     if special or (rules.kaopai and (last[1][2] or last[1][3])):
-        return _legal_from_shapes(st, None)
-    actions = _follow_actions(st, seat, counts, last[1], rules)
+        return _legal_from_shapes(st, None, kept)
+    actions = _follow_actions(st, kept, seat, counts, last[1], rules)
     actions.append(_PASS)
     if rules.lead_after_out is _APPLY and _may_ask_lead(st):
         actions.append(_ASK_LEAD)
     return actions
 
 
-def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
-                  special: frozenset[Card]) -> list[Action]:
+def _lead_actions(st: GameState, kept: PlayCache, seat: int, counts: list[int],
+                  rules: RuleSet, special: frozenset[Card]) -> list[Action]:
     """:func:`lead_shapes` made into actions, in the same order (as :func:`materialize`
     makes them: with ``special`` cards, one action per way to include them).
 
-    The actions of one rank are kept (in ``st.lead_blocks``) with the very
+    The actions of one rank are kept (in ``kept.lead_blocks``) with the very
     card tuples they were made from, and used again at the seat's next
     lead while its cards of that rank and its jokers are still the same
     tuples (``_fill`` makes new ones whenever they change)."""
-    groups = _rank_cards(st, seat)
-    blocks = st.lead_blocks[seat]
+    groups = _rank_cards(kept, seat)
+    blocks = kept.lead_blocks[seat]
     if blocks is None:
-        blocks = st.lead_blocks[seat] = [None] * 16
+        blocks = kept.lead_blocks[seat] = [None] * 16
     play = _PLAY_KIND
     sj, bj = counts[_SMALL_JOKER], counts[_BIG_JOKER]
     big, small = _jokers(st, seat, groups)
     # the jokers added to a play, in the order of lead_shapes (x small, y big): each
     # a list of the ways to take them
-    split = _grouped(st, seat, special) if special else None
+    split = _grouped(st, kept, seat, special) if special else None
     if split is not None:
         bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
         jokers = [[b + s for b in bigs[y] for s in smalls[x]]
@@ -280,7 +314,7 @@ def _lead_actions(st: GameState, seat: int, counts: list[int], rules: RuleSet,
     return out
 
 
-def _follow_actions(st: GameState, seat: int, counts: list[int],
+def _follow_actions(st: GameState, kept: PlayCache, seat: int, counts: list[int],
                     last: tuple[int, int, int, int, int], rules: RuleSet) -> list[Action]:
     """:func:`follow_shapes` (without 烤牌) made into actions, in the same order."""
     r1, n1, x1, y1, t1 = last
@@ -298,7 +332,7 @@ def _follow_actions(st: GameState, seat: int, counts: list[int],
             return out
         if rules.hold_sixes and r1 < SIX and counts[SIX] >= total and total != sum(counts):
             higher[SIX - r1 - 1] = 0
-        groups = _rank_cards(st, seat)
+        groups = _rank_cards(kept, seat)
         play = _PLAY_KIND
         for r, c in enumerate(higher, r1 + 1):
             if c >= total:
@@ -310,7 +344,7 @@ def _follow_actions(st: GameState, seat: int, counts: list[int],
     size = sum(counts)
     if size < total:
         return out
-    groups = _rank_cards(st, seat)
+    groups = _rank_cards(kept, seat)
     big, small = _jokers(st, seat, groups)
     play = _PLAY_KIND
     hold = rules.hold_sixes
@@ -363,16 +397,18 @@ def check_play(st: GameState, seat: int, cards: tuple[Card, ...]) -> Shape:
     return shape
 
 
-def apply(st: GameState, action: Action, shape: Shape | None = None) -> None:
+def apply(st: GameState, action: Action, shape: Shape | None = None,
+          kept: PlayCache | None = None) -> None:
     """Apply a play-phase action.  ``shape``: the shape of a play already
-    known to be legal (from :func:`legal`), which skips the checks."""
+    known to be legal (from :func:`legal`), which skips the checks; ``kept``: the
+    game's :class:`PlayCache`, which forgets what the play changes."""
     seat = st.to_act
     assert seat is not None
     kind = action.kind
     if kind is _PLAY_KIND:
         if shape is None:
             shape = check_play(st, seat, action.cards)
-        _play(st, seat, tuple(shape), action.cards)  # type: ignore[arg-type]
+        _play(st, kept, seat, tuple(shape), action.cards)  # type: ignore[arg-type]
     elif kind is _PASS_KIND or kind is _ASK_KIND:
         if st.last is None:
             raise IllegalAction("the leader must play (no pass when leading)")
@@ -389,7 +425,7 @@ def apply(st: GameState, action: Action, shape: Shape | None = None) -> None:
         raise IllegalAction(f"{kind.value} is not a play-phase action")
 
 
-def apply_legal(st: GameState, action: Action) -> None:
+def apply_legal(st: GameState, action: Action, kept: PlayCache | None = None) -> None:
     """Apply an action equal to one of :func:`legal_actions` (no checks).
 
     Their cards run big jokers, small jokers, then cards of one rank, so
@@ -416,12 +452,14 @@ def apply_legal(st: GameState, action: Action) -> None:
         else:
             th += 1
     n = len(cards) - sj - bj - th
-    _play(st, seat, (cards[-1] >> 4 if n else 0, n, sj, bj, th), cards)
+    _play(st, kept, seat, (cards[-1] >> 4 if n else 0, n, sj, bj, th), cards)
 
 
-def _play(st: GameState, seat: int, shape: tuple[int, int, int, int, int],
-          cards: tuple[Card, ...]) -> None:
+def _play(st: GameState, kept: PlayCache | None, seat: int,
+          shape: tuple[int, int, int, int, int], cards: tuple[Card, ...]) -> None:
     st.take(seat, cards)
+    if kept is not None:
+        kept.forget(seat, cards)
     st.events.append(make_event("play", seat, {"cards": list(map(_TEXT, cards))}))
     if seat == st.guard and not st.guard_public:
         _check_reveal(st, seat, cards)

@@ -6,9 +6,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
-from .actions import Action
 from .cards import EMPEROR_CARD, GUARD_CARD, RANK_SLOTS, TEHUA_CARD, Card, Deck, make_deck
 from .events import Event
 from .rules import GuardMode, RuleSet
@@ -17,12 +16,6 @@ from .scoring import SoloKind, TributeBasis, tribute_transfers
 __all__ = ["GameState", "IllegalAction", "Result", "Stage"]
 
 SEATS = range(5)
-
-#: The lead actions of one rank: (its cards, big jokers, small jokers, the cards that
-#: would reveal the Guard, actions)
-LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], frozenset[Card],
-                  list[Action]]
-
 
 class IllegalAction(ValueError):
     """An action the rules do not allow now; ``reason`` says why.  The game
@@ -130,54 +123,19 @@ class GameState:
     called_played_by_emperor: int = 0
     left: list[int] = field(default_factory=list)
     result: Result | None = None
-    view_cache_rules: dict[str, Any] | None = None
-    # per seat: its cards of each rank, low to high, as far as known (None:
-    # not yet looked at); give/take forget the ranks they change (see playphase)
-    groups: list[list[tuple[Card, ...] | None] | None] = field(
-        default_factory=lambda: [None] * 5)
-    # per seat: the lead actions of each rank with the cards they were made of
-    lead_blocks: list[list[LeadBlock | None] | None] = field(
-        default_factory=lambda: [None] * 5)
-    # per viewer: (events seen, their filtered dicts) for views
-    view_cache: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(
-        default_factory=dict, compare=False, repr=False)
-    # per event: the dict every seat's view shows, or None where seats differ
-    view_public_events: list[dict[str, Any] | None] = field(
-        default_factory=list, compare=False, repr=False)
-    # (start, stop, event stop - 1, the events start..stop as every seat sees them) when
-    # every seat sees them alike: the one tuple views.events_seen gives every seat
-    view_alike: Any = field(default=None, compare=False, repr=False)
-    # what every seat's view shares, made once per event count (see views.make_view)
-    view_public: Any = field(default=None, compare=False, repr=False)
-    # per seat: times give/take changed its hand, and (hand, that count, sorted
-    # cards) as a view last showed it
-    hand_changes: list[int] = field(default_factory=lambda: [0] * 5, compare=False,
-                                    repr=False)
-    view_hands: dict[int, tuple[Counter[Card], int, tuple[Card, ...]]] = field(
-        default_factory=dict, compare=False, repr=False)
-
-    @property
-    def rules_dict(self) -> dict[str, Any]:
-        """The rules as a plain dict, made once: every view of the game holds this one
-        dict (views are read, never changed), so views compare equal by identity."""
-        cached = self.view_cache_rules
-        if cached is None:
-            cached = self.view_cache_rules = self.rules.to_dict()
-        return cached
+    # per seat: how many times a card came into or left its hand
+    hand_changes: list[int] = field(default_factory=lambda: [0] * 5, compare=False, repr=False)
 
     # -- cards ---------------------------------------------------------------
     def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
-        hand, counts, groups = self.hands[seat], self.counts[seat], self.groups[seat]
+        hand, counts = self.hands[seat], self.counts[seat]
         self.hand_changes[seat] += 1
         for c in cards:
             hand[c] += 1
-            r = c >> 4
-            counts[r] += 1
-            if groups is not None:
-                groups[r] = None
+            counts[c >> 4] += 1
 
     def take(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
-        hand, counts, groups = self.hands[seat], self.counts[seat], self.groups[seat]
+        hand, counts = self.hands[seat], self.counts[seat]
         self.hand_changes[seat] += 1
         for c in cards:
             n = hand[c] - 1
@@ -185,10 +143,7 @@ class GameState:
                 hand[c] = n
             else:
                 hand.pop(c)
-            r = c >> 4
-            counts[r] -= 1
-            if groups is not None:
-                groups[r] = None
+            counts[c >> 4] -= 1
 
     def holder(self, card: Card) -> int | None:
         for seat in SEATS:
@@ -211,8 +166,6 @@ class GameState:
         for hand, counts in zip(self.hands, self.counts, strict=True):
             for card, k in hand.items():
                 counts[card >> 4] += k
-        self.groups = [None] * 5
-        self.lead_blocks = [None] * 5
         self.events.append(Event("deal", None, {"deal": self.deal_no, "dealer": self.dealer}))
         if self.tribute is not None:
             self.give_tribute(self.tribute)

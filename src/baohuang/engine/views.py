@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import repeat
@@ -15,9 +15,21 @@ from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
 from .state import GameState, Stage
 
-__all__ = ["FIELD_JSON", "OWN_FIELDS", "PUBLIC_FIELDS", "EventLog", "View", "build_view",
-           "events_seen", "make_view", "own_values", "public_values", "view_fields",
-           "view_parts"]
+__all__ = [
+    "FIELD_JSON",
+    "OWN_FIELDS",
+    "PUBLIC_FIELDS",
+    "EventLog",
+    "View",
+    "ViewCache",
+    "build_view",
+    "events_seen",
+    "make_view",
+    "own_values",
+    "public_values",
+    "view_fields",
+    "view_parts",
+]
 
 _T = TypeVar("_T")
 _new_object = object.__new__
@@ -184,13 +196,37 @@ class _Public(NamedTuple):
     view: tuple[Any, ...]                         # the values of PUBLIC_FIELDS
 
 
+class ViewCache:
+    """What the views of one game keep between moves, derived from its state (the
+    :class:`~baohuang.engine.game.Game` owns it; the state does not see it).
+
+    ``rules``: the rules as one plain dict that every view holds (views are read,
+    never changed, so they compare equal by identity); ``public``: what every seat's
+    view shares, made once per event count; ``hands``: per seat (hand, its change
+    count, its sorted cards) as a view last showed it; ``events``: per viewer (events
+    seen, their filtered dicts); ``alike``: (start, stop, event stop - 1, the events
+    start..stop as every seat sees them) when every seat sees them alike;
+    ``public_events``: per event, the dict every seat's view shows, or None where
+    seats differ."""
+
+    __slots__ = ("alike", "events", "hands", "public", "public_events", "rules")
+
+    def __init__(self) -> None:
+        self.rules: dict[str, Any] | None = None
+        self.public: _Public | None = None
+        self.hands: dict[int, tuple[Counter[Card], int, tuple[Card, ...]]] = {}
+        self.events: dict[int | None, tuple[int, list[dict[str, Any]]]] = {}
+        self.alike: tuple[int, int, Any, tuple[dict[str, Any], ...]] | None = None
+        self.public_events: list[dict[str, Any] | None] = []
+
+
 def _same_or(new: _T, old: _T) -> _T:
     return old if new == old else new
 
 
-def _public(st: GameState, seen: int) -> _Public:
+def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
-    before: _Public | None = st.view_public
+    before = vc.public
     if before is None or before.seen > seen:
         before = _Public(0, [], (), (), (), (), (), None, ())
     played, played_cards = before.played, before.played_cards
@@ -213,68 +249,71 @@ def _public(st: GameState, seen: int) -> _Public:
     out, left = _same_or(tuple(st.out), before.out), _same_or(tuple(st.left), before.left)
     last_play = None if last is None else _same_or((last[0], last[2]), before.last_play)
     stage = st.stage
-    view = (stage, st.dealer, st.deal_no, st.rules_dict, hand_counts,
+    rules = vc.rules
+    if rules is None:
+        rules = vc.rules = st.rules.to_dict()
+    view = (stage, st.dealer, st.deal_no, rules, hand_counts,
             st.candidate if stage is _EMPEROR else None, st.emperor, st.called, st.guard_open,
             rebels, st.kicks, stake, st.leader if stage is _PLAY else None, last_play, out,
             left, played_cards, None if st.result is None else st.result.to_dict(),
-            {s: _sorted_hand(st, s) for s in range(5) if st.hands[s]} if stage is _OVER
+            {s: _sorted_hand(st, s, vc) for s in range(5) if st.hands[s]} if stage is _OVER
             else {})
     public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
                      view)
-    st.view_public = public
+    vc.public = public
     return public
 
 
-def _sorted_hand(st: GameState, seat: int) -> tuple[Card, ...]:
+def _sorted_hand(st: GameState, seat: int, vc: ViewCache) -> tuple[Card, ...]:
     """``seat``'s cards, low to high (made again only after its hand changed)."""
     hand, changes = st.hands[seat], st.hand_changes[seat]
-    cached = st.view_hands.get(seat)
+    cached = vc.hands.get(seat)
     if cached is not None and cached[0] is hand and cached[1] == changes:
         return cached[2]
     cards = tuple(sorted(hand.elements()))
-    st.view_hands[seat] = (hand, changes, cards)
+    vc.hands[seat] = (hand, changes, cards)
     return cards
 
 
-def _seat_events(st: GameState, seat: int | None, seen: int) -> EventLog:
+def _seat_events(st: GameState, seat: int | None, seen: int, vc: ViewCache) -> EventLog:
     """The events as ``seat`` may see them (the list is extended with the new ones
     only; each view holds a log of as many as there were).  An event that shows
     every seat the same (nothing private, no hidden seat) is one dict shared by
     all the seats' lists."""
-    cache = st.view_cache
+    cache = vc.events
     done, events = cache.get(seat, (0, []))
     if done != seen:
         if done > seen:                            # (a state whose events were cut back)
             done, events = 0, []
-        events += events_seen(st, seat, done, seen)
+        events += events_seen(st, seat, done, seen, vc)
         cache[seat] = (seen, events)
     return EventLog(events, seen)
 
 
-def events_seen(st: GameState, seat: int | None, start: int, stop: int
+def events_seen(st: GameState, seat: int | None, start: int, stop: int, vc: ViewCache
                 ) -> tuple[dict[str, Any], ...]:
     """Events ``start`` to ``stop`` of ``st`` as ``seat`` may see them.  When every
     seat sees them alike, every seat gets the same tuple (a server sending one move's
     events to five seats makes their text once)."""
-    alike = st.view_alike
+    alike = vc.alike
     if alike is not None and alike[0] == start and alike[1] == stop \
             and st.events[stop - 1] is alike[2]:
         same: tuple[dict[str, Any], ...] = alike[3]
         return same
-    public = _public_events(st, stop)
+    public = _public_events(st, stop, vc)
     part = tuple(public[start:stop])
     if None not in part:
         shown = cast(tuple[dict[str, Any], ...], part)
         if stop > start:
-            st.view_alike = (start, stop, st.events[stop - 1], shown)
+            vc.alike = (start, stop, st.events[stop - 1], shown)
         return shown
     return tuple([shown if shown is not None else st.events[i].for_seat(seat, reveal_all=False)
                   for i, shown in enumerate(part, start)])
 
 
-def _public_events(st: GameState, seen: int) -> list[dict[str, Any] | None]:
+def _public_events(st: GameState, seen: int, vc: ViewCache) -> list[dict[str, Any] | None]:
     """Per event: the dict every seat sees, or None when seats see it differently."""
-    public = st.view_public_events
+    public = vc.public_events
     if len(public) > seen:                         # (a state whose events were cut back)
         del public[:]
     for ev in st.events[len(public):seen]:
@@ -282,33 +321,35 @@ def _public_events(st: GameState, seen: int) -> list[dict[str, Any] | None]:
     return public
 
 
-def make_view(st: GameState, seat: int | None,
-              legal: Sequence[Action] | None = None) -> View:
-    """Build ``seat``'s view of ``st`` (``legal``: that seat's actions, if it acts)."""
-    return build_view(view_fields(st, seat, legal))
+def make_view(st: GameState, seat: int | None, legal: Sequence[Action] | None = None,
+              vc: ViewCache | None = None) -> View:
+    """Build ``seat``'s view of ``st`` (``legal``: that seat's actions, if it acts;
+    ``vc``: the game's :class:`ViewCache`, without which everything is made afresh)."""
+    return build_view(view_fields(st, seat, legal, vc or ViewCache()))
 
 
-def view_parts(st: GameState, seat: int | None,
-               legal: Sequence[Action] | None = None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+def view_parts(st: GameState, seat: int | None, legal: Sequence[Action] | None,
+               vc: ViewCache) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """The values of :func:`make_view`'s view, without making the :class:`View`, in
     two parts: those of :data:`PUBLIC_FIELDS` — one tuple, the same object for every
     seat's view of ``st`` — and those of :data:`OWN_FIELDS`, the seat's own (a server
     compares the views it sends move by move: the public part once for all seats)."""
     seen = len(st.events)
-    return public_values(st), (*own_values(st, seat, legal), _seat_events(st, seat, seen))
+    return public_values(st, vc), (*own_values(st, seat, legal, vc),
+                                   _seat_events(st, seat, seen, vc))
 
 
-def public_values(st: GameState) -> tuple[Any, ...]:
+def public_values(st: GameState, vc: ViewCache) -> tuple[Any, ...]:
     """The values of :data:`PUBLIC_FIELDS` in every view of ``st`` (one tuple)."""
-    public: _Public | None = st.view_public
+    public = vc.public
     seen = len(st.events)
     if public is None or public.seen != seen:
-        public = _public(st, seen)
+        public = _public(st, seen, vc)
     return public.view
 
 
-def own_values(st: GameState, seat: int | None,
-               legal: Sequence[Action] | None = None) -> tuple[Any, ...]:
+def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
+               vc: ViewCache) -> tuple[Any, ...]:
     """The values of :data:`OWN_FIELDS` in ``seat``'s view of ``st``, but the last
     (``events``)."""
     stage = st.stage
@@ -333,14 +374,15 @@ def own_values(st: GameState, seat: int | None,
     to_act = st.to_act
     if stage is _GUARD and seat != to_act:
         to_act = None
-    return (seat, to_act, _sorted_hand(st, seat) if seat is not None else (), guard_seen, role,
+    return (seat, to_act, _sorted_hand(st, seat, vc) if seat is not None else (), guard_seen,
+            role,
             solo, tuple(legal) if legal else ())
 
 
-def view_fields(st: GameState, seat: int | None,
-                legal: Sequence[Action] | None = None) -> tuple[Any, ...]:
+def view_fields(st: GameState, seat: int | None, legal: Sequence[Action] | None,
+                vc: ViewCache) -> tuple[Any, ...]:
     """The values of :func:`make_view`'s view in :class:`View`'s field order."""
-    public, own = view_parts(st, seat, legal)
+    public, own = view_parts(st, seat, legal, vc)
     values: tuple[Any, ...] = _in_view_order(public + own)
     return values
 
