@@ -92,7 +92,7 @@ def test_history_replay_points_and_rating(server: ServerProcess) -> None:
                               dict[str, Any]]:
         client = Client(server.url)
         await client.register("Zhao", "zhao-pass")
-        table = await client.quickplay(bots=["hosted", "random", "hosted", "random"], seed=9)
+        table = await client.quickplay(bots=["hosted", "random", "hosted", "random"])
         result = await asyncio.wait_for(client.play(table["id"], "hosted"), 60)
         history = await client.history()
         replay = await client.replay(history[0]["game_id"])

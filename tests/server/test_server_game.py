@@ -42,7 +42,7 @@ def sent_in_order(results: list[PlayResult]) -> list[dict[str, Any]]:
 def test_five_clients_play_a_full_game(server: ServerProcess) -> None:
     async def main() -> tuple[list[Client], list[PlayResult], PlayResult, dict[str, Any]]:
         clients = await guests(server.url, 5)
-        table = await clients[0].create_table(seed=11, timeout=60)
+        table = await clients[0].create_table(timeout=60)        # rated: a secret deal
         watcher = Client(server.url)
         watching = asyncio.create_task(watcher.play(table["code"], None, watch=True))
         results = await play_together(clients, table["id"])
@@ -56,7 +56,6 @@ def test_five_clients_play_a_full_game(server: ServerProcess) -> None:
         assert [g["result"] for g in r.games] == [outcome]
         assert r.errors == [] and r.resyncs == 0 and r.reconnects == 0
     assert watched.seat is None and watched.games[0]["result"] == outcome
-    assert engine_match("shandong", 11, 1).results[0].to_dict() == outcome
 
     async def after() -> tuple[list[list[dict[str, Any]]], dict[str, Any], list[Any]]:
         histories = [await c.history() for c in clients]
@@ -68,6 +67,7 @@ def test_five_clients_play_a_full_game(server: ServerProcess) -> None:
     # every action a client sent is in the stored record, in order, once
     assert replay["record"]["actions"] == sent_in_order(results)
     assert bh.Game.from_record(replay["record"]).result.to_dict() == outcome  # type: ignore[union-attr]
+    assert replay["practice"] is False and table["table"]["practice"] is False
     for r, history, user in zip(results, histories, me, strict=True):
         assert r.seat is not None
         assert len(history) == 1 and history[0]["table_id"] == table["id"]
@@ -83,7 +83,8 @@ def test_match_with_tribute(server: ServerProcess) -> None:
 
     async def main() -> list[PlayResult]:
         clients = await guests(server.url, 5, "t")
-        table = await clients[0].create_table(preset="seed001_216", games=2, seed=2, timeout=60)
+        table = await clients[0].create_table(preset="seed001_216", games=2, practice=True,
+                                              seed=2, timeout=60)
         plays = [c.play(table["id"], "hosted", seed=i,
                         on_message=(snapshots.append if i == 0 else None))
                  for i, c in enumerate(clients)]
@@ -109,7 +110,8 @@ def test_wurenju_match_with_random_players(server: ServerProcess) -> None:
     the stored records replay to them."""
     async def main() -> tuple[list[PlayResult], list[dict[str, Any]]]:
         clients = await guests(server.url, 5, "w")
-        table = await clients[0].create_table(preset="wurenju", games=2, seed=7, timeout=60)
+        table = await clients[0].create_table(preset="wurenju", games=2, practice=True, seed=7,
+                                              timeout=60)
         plays = [c.play(table["id"], "random", seed=i) for i, c in enumerate(clients)]
         results = await asyncio.wait_for(asyncio.gather(*plays), 300)
         history = await clients[0].history()
@@ -133,7 +135,7 @@ def test_quickplay_against_server_bots(server: ServerProcess) -> None:
     async def main() -> tuple[PlayResult, list[dict[str, Any]]]:
         client = Client(server.url)
         await client.guest("solo")
-        table = await client.quickplay(bots="random", seed=5)
+        table = await client.quickplay(bots="random", practice=True, seed=5)
         assert table["seat"] == 0
         result = await asyncio.wait_for(client.play(table["id"], "hosted"), 60)
         return result, await client.history()

@@ -33,7 +33,8 @@ async def _seat_up(url: str, spec: dict[str, Any], humans: int = 4
 def test_disconnect_and_reconnect_resyncs(server: ServerProcess) -> None:
     async def main() -> tuple[list[PlayResult], list[dict[str, Any]], list[dict[str, Any]],
                               dict[str, Any], int]:
-        others, me, table = await _seat_up(server.url, {"seed": 21, "timeout": 60})
+        others, me, table = await _seat_up(server.url, {"practice": True, "seed": 21,
+                                                    "timeout": 60})
         plays = [asyncio.create_task(c.play(table["id"], "hosted", seed=i))
                  for i, c in enumerate(others)]
         raw = await Raw.connect(server.url, me.token)
@@ -66,7 +67,8 @@ def test_disconnect_and_reconnect_resyncs(server: ServerProcess) -> None:
 
 def test_timeout_puts_the_seat_on_hosted(server: ServerProcess) -> None:
     async def main() -> tuple[list[PlayResult], dict[str, Any], list[dict[str, Any]]]:
-        others, me, table = await _seat_up(server.url, {"seed": 3, "timeout": 0.2})
+        others, me, table = await _seat_up(server.url, {"practice": True, "seed": 3,
+                                                    "timeout": 0.2})
         idle = await Raw.connect(server.url, me.token)
         await idle.send({"type": "join", "table": table["id"]})
         plays = [c.play(table["id"], "hosted", seed=i) for i, c in enumerate(others)]
@@ -97,7 +99,8 @@ def test_a_decision_times_out_after_its_own_timeout_not_an_earlier_ones(
 
     async def main() -> tuple[float, int]:
         # (seed 3: four others decide, 0.3 s each, before the first seat is asked)
-        others, me, table = await _seat_up(server.url, {"seed": 3, "timeout": 1.0})
+        others, me, table = await _seat_up(server.url, {"practice": True, "seed": 3,
+                                                    "timeout": 1.0})
         idle = await Raw.connect(server.url, me.token)
         await idle.send({"type": "join", "table": table["id"]})
         seat = (await idle.recv_type("table"))["you"]["seat"]
@@ -134,7 +137,7 @@ async def _playing_against_bots(server: ServerProcess, name: str, seed: int) -> 
     game's snapshot received."""
     client = Client(server.url)
     await client.guest(name)
-    table = await client.quickplay(bots="hosted", seed=seed, timeout=60)
+    table = await client.quickplay(bots="hosted", practice=True, seed=seed, timeout=60)
     raw = await Raw.connect(server.url, client.token)
     await raw.send({"type": "join", "table": table["id"]})
     await raw.recv_type("snapshot")
@@ -183,7 +186,8 @@ def test_two_hosted_toggles_in_one_packet_on_our_turn(server: ServerProcess) -> 
 
 def test_leaving_mid_game_costs_the_penalty(server: ServerProcess) -> None:
     async def main() -> tuple[list[PlayResult], dict[str, Any], dict[str, Any], int]:
-        others, me, table = await _seat_up(server.url, {"seed": 4, "timeout": 60})
+        others, me, table = await _seat_up(server.url, {"practice": True, "seed": 4,
+                                                    "timeout": 60})
         plays = [asyncio.create_task(c.play(table["id"], "hosted", seed=i))
                  for i, c in enumerate(others)]
         raw = await Raw.connect(server.url, me.token)
@@ -216,7 +220,7 @@ def test_leaving_mid_game_costs_the_penalty(server: ServerProcess) -> None:
 def test_all_five_on_hosted_is_not_scored_and_dissolves(server: ServerProcess) -> None:
     async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         clients = await guests(server.url, 5, "afk")
-        table = await clients[0].create_table(seed=6, timeout=60, games=2)
+        table = await clients[0].create_table(practice=True, seed=6, timeout=60, games=2)
         raws = [await Raw.connect(server.url, c.token) for c in clients]
         for raw in raws:
             await raw.send({"type": "join", "table": table["id"]})
@@ -266,7 +270,7 @@ def test_a_timeout_of_the_guard_is_not_shown_while_the_guard_decides(
 
     async def main() -> tuple[list[list[tuple[str, dict[str, Any]]]], dict[str, Any]]:
         clients = await guests(server.url, 5, "g")
-        table = await clients[0].create_table(seed=12, timeout=1.0)
+        table = await clients[0].create_table(practice=True, seed=12, timeout=1.0)
         raws = [await Raw.connect(server.url, c.token) for c in clients]
         logs: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in raws]
         for raw in raws:

@@ -34,7 +34,7 @@ async def _my_turn(server: ServerProcess, name: str) -> tuple[Client, Raw, dict[
     """A human at seat 0 against four bots, with the table waiting for the human."""
     client = Client(server.url)
     await client.guest(name)
-    table = await client.quickplay(bots="hosted", seed=13, timeout=60)
+    table = await client.quickplay(bots="hosted", practice=True, seed=13, timeout=60)
     raw = await Raw.connect(server.url, client.token)
     await raw.send({"type": "join", "table": table["id"]})
     while True:
@@ -89,7 +89,7 @@ def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerP
 def test_out_of_turn_and_seatless_acts_are_refused(server: ServerProcess) -> None:
     async def main() -> list[str]:
         a, b = await guests(server.url, 2, "duo")
-        table = await a.create_table(seed=2, timeout=60,
+        table = await a.create_table(practice=True, seed=2, timeout=60,
                                      bots={"2": "hosted", "3": "hosted", "4": "hosted"})
         raws = [await Raw.connect(server.url, c.token) for c in (a, b)]
         seats = {}
@@ -252,7 +252,7 @@ def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None
     async def main(url: str) -> tuple[int, int, int | None]:
         owner = Client(url)
         await owner.guest("owner")
-        table = await owner.create_table(seed=1, games=2, timeout=60,
+        table = await owner.create_table(practice=True, seed=1, games=2, timeout=60,
                                          bots={str(s): "hosted" for s in range(5)},
                                          autostart=False)
         sock = socket.socket()

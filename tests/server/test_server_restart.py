@@ -49,7 +49,7 @@ def test_sigkill_mid_game_then_restart_loses_and_repeats_nothing(kind: str,
 async def _play_through_a_crash(server: ServerProcess) -> tuple[list[PlayResult],
                                                                  dict[str, Any]]:
     clients = await guests(server.url, 5, "k")
-    table = await clients[0].create_table(seed=17, timeout=60)
+    table = await clients[0].create_table(practice=True, seed=17, timeout=60)
     crash = asyncio.Event()
 
     def watch(message: dict[str, Any]) -> None:

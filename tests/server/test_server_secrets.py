@@ -19,10 +19,11 @@ from baohuang.client import Client
 from baohuang.server.harness import ServerProcess
 
 TABLES = [
-    {"preset": "shandong", "options": {"tribute": True}, "games": 2, "seed": 31},
-    {"preset": "lianzhong_classic", "games": 1, "seed": 32},
-    {"preset": "lianzhong_simple", "games": 1, "seed": 33},
-    {"preset": "wurenju", "games": 1, "seed": 34},
+    {"preset": "shandong", "options": {"tribute": True}, "games": 2, "seed": 31,
+     "practice": True},
+    {"preset": "lianzhong_classic", "games": 1, "seed": 32, "practice": True},
+    {"preset": "lianzhong_simple", "games": 1, "seed": 33, "practice": True},
+    {"preset": "wurenju", "games": 1, "seed": 34, "practice": True},
 ]
 
 

@@ -154,7 +154,8 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
         for t in range(tables):
             async with gate:
                 made = await clients[t * 5].create_table(preset=preset, games=games,
-                                                         timeout=600, seed=first + t)
+                                                         timeout=600, practice=True,
+                                                         seed=first + t)
             ids.append(made["id"])
         started = time.perf_counter()
         plays = [clients[i].play(ids[i // 5], _thinking(bot, first * 5 + i, think),

@@ -3,7 +3,7 @@
 
 - ``users``: accounts (guests have no ``name_key``/``password_hash``), totals and rating.
 - ``sessions``: login tokens, stored as SHA-256 digests.
-- ``tables``: a table's settings, seats and match totals.
+- ``tables``: a table's settings, seats and match totals; ``practice``: unrated.
 - ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
 - ``actions``: every accepted action of a game in order (the game record).
 - ``game_players``: who sat where in a finished game and what they scored (history).
@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    false,
 )
 
 __all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
@@ -69,6 +70,7 @@ tables = Table(
     Column("totals", JSON, nullable=False),
     Column("created", Float, nullable=False),
     Column("finished", Float, nullable=True),
+    Column("practice", Boolean, nullable=False, server_default=false()),
     Index("ix_tables_status", "status"),
 )
 

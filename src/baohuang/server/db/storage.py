@@ -380,9 +380,12 @@ class Storage:
         return [{**row, "players": players[row["game_id"]]} for row in rows]
 
     async def game(self, game_id: int) -> dict[str, Any] | None:
-        """One game with its ``actions`` and ``players`` (if finished)."""
+        """One game with its ``actions``, ``players`` (if finished) and whether its table
+        is a ``practice`` table."""
         async with self.engine.connect() as conn:
-            row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
+            row = (await conn.execute(
+                select(games, tables.c.practice).join(tables, tables.c.id == games.c.table_id)
+                .where(games.c.id == game_id))).first()
             if row is None:
                 return None
             out = dict(row._mapping)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import secrets
 import time
 from dataclasses import dataclass
@@ -24,10 +23,10 @@ from typing import Any
 
 from ...bots import BOTS
 from ...engine.actions import Action
-from ...engine.match import Match
 from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
+from .dealing import new_match, new_seed
 from .seats import Seat, seats_from_json
 from .settings import Settings
 from .tables import Table
@@ -57,7 +56,9 @@ class TableSpec:
     games: int
     bots: dict[int, str]
     autostart: bool
-    seed: int
+    #: the creator's seed (practice tables only); ``None``: drawn from :mod:`secrets`
+    seed: int | None
+    practice: bool = False
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -73,7 +74,7 @@ def check_spec(body: Any) -> TableSpec:
     """Check a ``CreateTable`` body; raise :class:`LobbyError` naming what is wrong."""
     if not isinstance(body, dict):
         raise LobbyError("bad_request", "the body must be a JSON object")
-    known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed"}
+    known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed", "practice"}
     extra = sorted(set(body) - known)
     if extra:
         raise LobbyError("bad_request", f"unknown field {extra[0]!r}")
@@ -99,13 +100,19 @@ def check_spec(body: Any) -> TableSpec:
     autostart = body.get("autostart", True)
     if not isinstance(autostart, bool):
         raise LobbyError("bad_request", "'autostart' must be true or false")
+    practice = body.get("practice", False)
+    if not isinstance(practice, bool):
+        raise LobbyError("bad_request", "'practice' must be true or false")
     seed = body.get("seed")
-    if seed is None:
-        seed = random.randrange(2**31)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-        raise LobbyError("bad_request", "'seed' must be a whole number 0..2^31-1")
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+            raise LobbyError("bad_request", "'seed' must be a whole number 0..2^31-1")
+        if not practice:
+            raise LobbyError("bad_request", "'seed' may be chosen only at a practice table "
+                             "(\"practice\": true, unrated)")
     name = preset if not options else None
-    return TableSpec(name, rules, timeout, int(games), bots, autostart, seed)
+    return TableSpec(name, rules, timeout, int(games), bots, autostart, seed, practice)
+
 
 
 def check_bots(raw: Any) -> dict[int, str]:
@@ -157,19 +164,21 @@ class Lobby:
                      sit_owner: bool = False) -> Table:
         """A new table (stored, its actor running)."""
         table_id = secrets.token_hex(5)
+        seed = spec.seed if spec.seed is not None else new_seed()
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
-                            spec.preset, spec.rules, spec.timeout, spec.games, spec.seed,
-                            spec.autostart, time.time())
+                            spec.preset, spec.rules, spec.timeout, spec.games, seed,
+                            spec.autostart, time.time(), spec.practice)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
-            seats[seat] = Seat.for_bot(bot, spec.seed + seat)
+            seats[seat] = Seat.for_bot(bot, seed + seat)
         if sit_owner and owner is not None:
             seats[0] = Seat(name=owner.name, user_id=owner.id)
         table = Table(settings, seats, self.storage, self.config)
         await self.storage.insert_table({
             "id": table_id, "code": settings.code, "owner": settings.owner,
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
-            "games": spec.games, "seed": spec.seed, "autostart": spec.autostart,
+            "games": spec.games, "seed": seed, "autostart": spec.autostart,
+            "practice": spec.practice,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None})
         self._add(table)
@@ -200,13 +209,14 @@ class Lobby:
         rules = RuleSet.from_dict(row["rules"])
         settings = Settings(row["id"], row["code"], row["owner"], row["preset"], rules,
                             row["timeout"], row["games"], row["seed"], row["autostart"],
-                            row["created"])
+                            row["created"], bool(row.get("practice", False)))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"])
         if row["status"] != "playing":
             return table
-        match = Match(rules, row["seed"], row["games"])
         games = await self.storage.table_games(row["id"])
+        match = new_match(rules, row["seed"], row["games"], settings.practice,
+                          [g["seed"] for g in games])
         for position, game_row in enumerate(games):
             if game_row["idx"] != position:
                 raise ValueError(f"games of table {row['id']} are not numbered 0, 1, …")

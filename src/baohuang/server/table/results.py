@@ -36,10 +36,12 @@ class Settlement:
 
 
 def settle(result: Result, seats: Sequence[Seat | None], *, grace: float,
-           totals: Sequence[int], status: str, played: int, games: int) -> Settlement:
+           totals: Sequence[int], status: str, played: int, games: int,
+           rated: bool = True) -> Settlement:
     """Settle the finished game ``result`` played by ``seats`` (``played`` games of the
     match's ``games`` are over, this one included) at a table whose match totals and
-    status were ``totals`` and ``status``."""
+    status were ``totals`` and ``status``.  Not ``rated`` (a practice table): the
+    users' points, games, wins, leaves and ratings stay as they are."""
     scored = not all(s is not None and s.auto(grace) for s in seats)
     on_hosted = any(s is not None and not s.is_bot and s.auto(grace) for s in seats)
     players: list[dict[str, Any]] = []
@@ -49,13 +51,13 @@ def settle(result: Result, seats: Sequence[Seat | None], *, grace: float,
         score = result.scores[index]
         players.append({"seat": index, "user_id": seat.user_id, "bot": seat.bot,
                         "name": seat.name, "score": score, "place": result.places[index]})
-        if seat.user_id is not None:
+        if seat.user_id is not None and rated:
             updates.append({"id": seat.user_id, "points": score if scored else 0,
                             "games": 1 if scored else 0,
                             "wins": 1 if scored and score > 0 else 0,
                             "leaves": 1 if seat.left else 0})
     rate: RateGame | None = None
-    if scored and result.emperor is not None and result.guard is not None:
+    if rated and scored and result.emperor is not None and result.guard is not None:
         royal = (result.emperor,) if result.solo is not None else (result.emperor, result.guard)
         rate = partial(_rate, royal=royal, royal_won=result.royal_won)
     new_totals = [t + s for t, s in zip(totals, result.scores, strict=True)] if scored \

@@ -23,3 +23,5 @@ class Settings:
     seed: int
     autostart: bool
     created: float
+    #: a practice table: unrated, its seed may be chosen by its creator
+    practice: bool = False

@@ -28,6 +28,7 @@ from ..db.storage import Storage
 from ..wire import render
 from ..wire.protocol import encode
 from . import seating
+from .dealing import new_match
 from .inbox import Inbox
 from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
 from .results import record_result, settle
@@ -145,7 +146,8 @@ class Table:
     # -- the game -------------------------------------------------------------------------
     async def start_match(self) -> None:
         self.status = "playing"
-        self.match = Match(self.settings.rules, self.settings.seed, self.settings.games)
+        s = self.settings
+        self.match = new_match(s.rules, s.seed, s.games, s.practice)
         await self.storage.update_table(self.id, status="playing",
                                         seats=self.seats_json())
         await self.begin_game()
@@ -212,7 +214,7 @@ class Table:
         assert game is not None and game.result is not None
         settled = settle(game.result, self.seats, grace=self.config.away_grace,
                          totals=self.totals, status=self.status, played=self.index + 1,
-                         games=self.settings.games)
+                         games=self.settings.games, rated=not self.settings.practice)
         self.totals, self.status = settled.totals, settled.status
         await record_result(self.storage, settled, game_id=self.game_ids[-1], table_id=self.id,
                             hosted=self.hosted_json())
@@ -443,7 +445,8 @@ class Table:
             seats.append(shown)
         s = self.settings
         return {"id": s.id, "code": s.code, "preset": s.preset, "rules": s.rules.to_dict(),
-                "timeout": s.timeout, "games": s.games, "status": self.status, "owner": s.owner,
+                "timeout": s.timeout, "games": s.games, "practice": s.practice,
+                "status": self.status, "owner": s.owner,
                 "autostart": s.autostart, "seats": seats, "watchers": len(self.watchers),
                 "game": None if self.match is None else self.index,
                 "games_played": self.index + (1 if game is not None and game.is_over else 0)

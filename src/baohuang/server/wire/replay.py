@@ -37,6 +37,7 @@ def replay(row: dict[str, Any]) -> dict[str, Any]:
                 "score": p["score"], "place": p["place"]} for p in row["players"]]
     return {"game_id": row["id"], "table_id": row["table_id"], "index": row["idx"],
             "players": players, "result": row["result"], "scored": row["scored"],
+            "practice": bool(row.get("practice", False)),
             "record": record, "events": game.replay_events() if game.is_over else [],
             "start": start, "steps": steps}
 

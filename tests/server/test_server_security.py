@@ -1,0 +1,76 @@
+"""Fair play and security against a real server (issue 16, SECURITY.md): deals that
+cannot be computed, seats that cannot be taken over, turns that cannot be held,
+errors that tell only what the seat sees, bounded input, and the HTTP headers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from server_support import shared_server
+
+from baohuang.client import Client
+from baohuang.server.harness import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def server() -> ServerProcess:
+    return shared_server("sqlite")
+
+
+def _error(response: httpx.Response) -> dict[str, Any]:
+    body: dict[str, Any] = response.json()["error"]
+    return body
+
+
+# -- 1. deals ---------------------------------------------------------------------------------
+def test_a_rated_table_refuses_a_chosen_seed(server: ServerProcess) -> None:
+    token = httpx.post(server.url + "/api/guest", json={"name": "seeder"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    for path in ("/api/tables", "/api/quickplay"):
+        refused = httpx.post(server.url + path, json={"seed": 12}, headers=auth)
+        assert refused.status_code == 400, refused.text
+        assert _error(refused)["code"] == "bad_request"
+        assert "practice" in _error(refused)["message"]
+        wrong = httpx.post(server.url + path, json={"seed": 12, "practice": "yes"}, headers=auth)
+        assert wrong.status_code == 400 and "'practice'" in _error(wrong)["message"]
+    made = httpx.post(server.url + "/api/tables", json={"seed": 12, "practice": True},
+                      headers=auth)
+    assert made.status_code == 201 and made.json()["table"]["practice"] is True
+    listed = {t["id"]: t for t in httpx.get(server.url + "/api/tables").json()["tables"]}
+    assert listed[made.json()["id"]]["practice"] is True
+    assert "seed" not in listed[made.json()["id"]]
+
+
+def test_the_next_deal_cannot_be_computed_from_a_replay(server: ServerProcess) -> None:
+    """A rated match's games are dealt from seeds of their own: neither the first
+    replay's seed nor anything else public gives the second deal; a practice table
+    deals from its seed, is marked practice in its replays and changes no one's
+    points."""
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any],
+                              dict[str, Any]]:
+        client = Client(server.url)
+        await client.guest("dealt")
+        table = await client.quickplay(bots="random", games=2, timeout=60)
+        assert table["table"]["practice"] is False
+        await asyncio.wait_for(client.play(table["id"], "hosted"), 120)
+        rated = sorted(await client.history(), key=lambda h: h["index"])
+        replays = [await client.replay(h["game_id"]) for h in rated]
+        other = Client(server.url)
+        await other.guest("practising")
+        practice = await other.quickplay(bots="random", practice=True, seed=77, timeout=60)
+        await asyncio.wait_for(other.play(practice["id"], "hosted"), 120)
+        replay = await other.replay((await other.history())[0]["game_id"])
+        return replays, rated, replay, await other.request("GET", "/api/me")
+
+    replays, rated, practice_replay, practising = asyncio.run(main())
+    first, second = (r["record"]["seed"] for r in replays)
+    assert all(r["practice"] is False for r in replays)
+    # the old sequence was S*1000+i from the table seed S: the games shared S
+    assert first // 1000 != second // 1000 and second != first + 1
+    assert max(first, second) >= 2**32        # 63 random bits, not a 31-bit number
+    assert practice_replay["practice"] is True and practice_replay["record"]["seed"] == 77000
+    assert practising["games"] == 0 and practising["points"] == 0     # unrated
+    assert len(rated) == 2
