@@ -19,7 +19,6 @@ from baohuang.bots.search.sampler import DealSampler
 from baohuang.bots.search.search import _RoleFacts
 from baohuang.engine.playphase import materialize
 from baohuang.engine.plays import Shape, classify
-from baohuang.engine.roles import legal as role_legal
 from baohuang.engine.scoring import SoloKind
 
 A = ActionKind
@@ -128,9 +127,9 @@ def test_role_states_rebuilt_from_a_view_offer_the_same_choices(preset: str) -> 
         assert seat is not None
         view = game.view(seat)
         world = DealSampler(view).sample(rng)
-        state = _RoleFacts.read(view).state(world, game.rules, seed)
-        assert state is not None, (preset, seed, game.stage)
-        assert role_legal(state) == game.legal_actions()
+        rebuilt_game = _RoleFacts.read(view).game(world, game.rules, seed)
+        assert rebuilt_game is not None, (preset, seed, game.stage)
+        assert rebuilt_game.legal_actions() == game.legal_actions()
         rebuilt += 1
     assert rebuilt >= 15
 

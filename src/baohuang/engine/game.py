@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from . import playphase, roles
@@ -45,10 +45,11 @@ _LEAVE_KIND: Final = ActionKind.LEAVE
 class Game:
     """A game at a table of five seats (0–4)."""
 
-    __slots__ = ("_actions", "_kept", "_legal_cache", "_seen", "_st")
+    __slots__ = ("_actions", "_kept", "_legal_cache", "_seen", "_set_up", "_st")
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, *, set_up: bool = False) -> None:
         self._st = state
+        self._set_up = set_up
         self._actions: list[Action] = []
         # derived data, out of the state: the legal actions of this state, what the
         # play phase keeps between decisions, what the views keep between moves
@@ -69,6 +70,37 @@ class Game:
         st = GameState(rules=rules, seed=int(seed), dealer=dealer, tribute=tribute)
         roles.start(st)
         return cls(st)
+
+    @classmethod
+    def setup(cls, rules: RuleSet, hands: Sequence[str | Iterable[Card]], *, to_act: int,
+              stage: Stage = Stage.PLAY, **position: Any) -> Game:
+        """A game at a position given by hand, not dealt: for tests, puzzles and
+        the determinizations of a search bot.
+
+        ``hands``: five hands (card lists or texts such as ``"BJ 9 9"``);
+        ``to_act``: the seat to decide; ``stage`` (default ``play``).  The rest,
+        by keyword, as far as the stage needs it: ``emperor``, ``guard``, ``solo``
+        (``"open"``/``"hidden"``, then ``guard == emperor``), ``called`` (the
+        called card), ``guard_open`` (明保), ``guard_public`` (the Guard is known
+        to all; default: after 明保 or 明独保), ``stolen`` (抢独); the Emperor
+        card's way: ``candidate``, ``first_candidate``, ``declines``, ``pool``
+        (cards travelling with it); the seats still to be asked in this stage
+        ``asking`` and the answers so far ``votes``; ``rebels`` (who said 造反),
+        ``kicks``; the trick: ``last`` (seat, cards) to beat, ``passes`` on it,
+        ``applicant`` (申请接风), ``leader``; ``out`` (seats out, in order);
+        ``seed``, ``dealer``, ``deal_no``.  Raises :class:`IllegalAction` naming
+        what does not fit.  A set-up game has no :meth:`record` (it was not
+        dealt), but plays on like any other.
+
+        >>> import baohuang as bh
+        >>> game = bh.Game.setup(bh.RuleSet(), ["9", "8", "SJ* 7", "2", "A"],
+        ...                      emperor=0, guard=2, to_act=0)
+        >>> game.apply(game.legal_actions()[0]); game.view(None).out
+        (0,)
+        """
+        from .position import build_state
+        return cls(build_state(rules, hands, to_act=to_act, stage=stage, **position),
+                   set_up=True)
 
     # -- reading -------------------------------------------------------------
     @property
@@ -112,6 +144,11 @@ class Game:
     def version(self) -> int:
         """How many events the game has produced (grows with every change)."""
         return len(self._st.events)
+
+    @property
+    def deal_no(self) -> int:
+        """Which deal of the seed this is (a void deal is dealt again with the next)."""
+        return self._st.deal_no
 
     def hand(self, seat: int) -> list[Card]:
         """The cards ``seat`` holds, low to high (the full truth, not a view)."""
@@ -289,6 +326,8 @@ class Game:
     # -- records ------------------------------------------------------------
     def record(self) -> dict[str, Any]:
         """Everything needed to rebuild this game: rules, seed, every action."""
+        if self._set_up:
+            raise IllegalAction("a game set up from a position was not dealt: it has no record")
         st = self._st
         return {
             "version": RECORD_VERSION,

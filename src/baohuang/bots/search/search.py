@@ -64,12 +64,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...engine import roles
 from ...engine.actions import Action, ActionKind
 from ...engine.cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
+from ...engine.game import Game
 from ...engine.plays import InvalidPlay, classify
 from ...engine.rules import GuardMode, RuleSet
-from ...engine.state import GameState, Stage
+from ...engine.scoring import SoloKind
+from ...engine.state import Stage
 from ...engine.views import View
 from ..base import Bot, make_bot, register, register_budget
 from ..hand_eval import bot_shape, rank_counts_of
@@ -302,23 +303,27 @@ class SearchBot:
 
         def evaluate(arm: _Arm, root: Any, seed: int) -> float:
             world: World = root
-            st = facts.state(world, rules, seed)
-            if st is None or arm.action not in roles.legal(st):
+            game = facts.game(world, rules, seed)
+            if game is None or arm.action not in game.legal_actions():
                 return 0.0
-            roles.apply(st, arm.action)
-            deal_no = st.deal_no
-            while st.stage not in (Stage.PLAY, Stage.OVER) and st.deal_no == deal_no:
-                options = roles.legal(st)
+            game.apply(arm.action)
+            deal_no = game.deal_no
+            while game.stage not in (Stage.PLAY, Stage.OVER) and game.deal_no == deal_no:
+                options = game.legal_actions()
                 if not options:
                     return 0.0      # a deal the rules could not have reached
-                roles.apply(st, _default_role_action(st, options))
-            if st.stage is not Stage.PLAY or st.deal_no != deal_no:
+                game.apply(_default_role_action(game, options))
+            if game.stage is not Stage.PLAY or game.deal_no != deal_no:
                 return 0.0          # a redeal: a fresh deal is worth nothing either way
-            assert st.emperor is not None and st.guard is not None
-            play = sim.opening(st.counts, st.emperor, st.guard, st.solo)
+            e, g = game.emperor, game.guard
+            assert e is not None and g is not None
+            solo: SoloKind | None = "open" if game.solo == "open" else (
+                "hidden" if game.solo else None)
+            play = sim.opening([rank_counts_of(game.hand(s)) for s in range(5)], e, g, solo)
             roll.seed(seed)
-            return sim.finish(play, roll, guard_open=st.guard_open, rebels=st.rebels,
-                              kicks=st.kicks)[me]
+            public = game.view(None)
+            return sim.finish(play, roll, guard_open=public.guard_open, rebels=public.rebels,
+                              kicks=public.kicks)[me]
 
         best = self._halving(arms, keep, make_root, evaluate, sampler, rng)
         return self._verdict(best, keep, self.caution).action
@@ -423,7 +428,7 @@ def _root_facts(view: View, rules: RuleSet) -> dict[str, Any]:
             passes += 1
             if kind == "ask_lead":
                 applicant = ev.get("seat")
-    facts.update(last=(shape.rank, shape.n, shape.sj, shape.bj), last_seat=seat,
+    facts.update(last=bot_shape(shape), last_seat=seat,
                  passes=passes, applicant=applicant)
     return facts
 
@@ -431,15 +436,15 @@ def _root_facts(view: View, rules: RuleSet) -> dict[str, Any]:
 _DEFAULT_KINDS = (A.ACCEPT, A.GUARD_HIDDEN, A.SOLO_HIDDEN, A.DECLINE, A.ABDICATE)
 
 
-def _default_role_action(st: GameState, options: list[Action]) -> Action:
-    """托管's role-phase answer (docs/rules.md §10) for the seat to act in ``st``."""
+def _default_role_action(game: Game, options: list[Action]) -> Action:
+    """托管's role-phase answer (docs/rules.md §10) for the seat to act in ``game``."""
     kinds = {a.kind: a for a in options}
     for kind in _DEFAULT_KINDS:
         if kind in kinds:
             return kinds[kind]
     calls = [a for a in options if a.kind is A.CALL]
-    if calls and st.to_act is not None:
-        hand = st.hands[st.to_act]
+    if calls and game.to_act is not None:
+        hand = Counter(game.hand(game.to_act))
         return min(calls, key=lambda a: (hand[a.cards[0]] != 3, a.cards[0]))
     return options[0]
 
@@ -498,57 +503,53 @@ class _RoleFacts:
                    declines, pool, view.emperor, view.solo, stolen, view.called,
                    view.guard_open, public, view.rebels, view.kicks, tuple(votes.items()))
 
-    def state(self, world: World, rules: RuleSet, seed: int) -> GameState | None:
-        """A game state in this role-phase stage with ``world``'s hands, with
-        this seat to act; ``None`` when the stage cannot be rebuilt."""
+    def game(self, world: World, rules: RuleSet, seed: int) -> Game | None:
+        """A game in this role-phase stage with ``world``'s hands, with this seat to
+        act (:meth:`Game.setup`); ``None`` when the stage cannot be rebuilt."""
         me, e = self.seat, self.emperor
-        st = GameState(rules=rules, seed=seed, dealer=self.dealer, tribute=None,
-                       deal_no=self.deal_no)
-        st.hands = [Counter(h) for h in world.hands]
-        st.counts = [world.counts(s) for s in range(5)]
-        st.stage, st.to_act = self.stage, me
-        st.first_candidate, st.declines, st.pool = self.first_candidate, self.declines, \
-            list(self.pool)
-        st.candidate = self.candidate if self.candidate is not None else me
-        st.emperor, st.called, st.stolen = e, self.called, self.stolen
-        st.guard_open, st.guard_public = self.guard_open, self.guard_public
-        st.rebels, st.kicks = list(self.rebels), self.kicks
-        st.votes = dict(self.votes)
         stage = self.stage
+        position: dict[str, Any] = dict(
+            seed=seed, dealer=self.dealer, deal_no=self.deal_no,
+            candidate=self.candidate if self.candidate is not None else me,
+            first_candidate=self.first_candidate, declines=self.declines, pool=self.pool,
+            emperor=e, called=self.called, stolen=self.stolen, guard_open=self.guard_open,
+            guard_public=self.guard_public, rebels=self.rebels, kicks=self.kicks,
+            votes=dict(self.votes))
+
+        def at(**more: Any) -> Game:
+            return Game.setup(rules, world.hands, to_act=me, stage=stage, **position, **more)
         if stage in (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.CALL):
-            return st
+            return at()
         if e is None:
             return None
         if stage is Stage.STEAL:
             order = [(e - i) % 5 for i in range(1, 5)]
-            st.asking = order[order.index(me) + 1:]
-            return st
+            return at(asking=order[order.index(me) + 1:])
         guard = world.guard
         if guard is None:
             if rules.guard_mode is GuardMode.CARD:
                 return None
             guard = e
-        st.guard = guard
+        solo: str | None = None
         if self.solo is not None:
-            st.solo = "open" if self.solo == "open" else "hidden"
+            solo = "open" if self.solo == "open" else "hidden"
         elif guard == e and stage is not Stage.GUARD:
-            st.solo = "hidden"
+            solo = "hidden"
         if stage is Stage.GUARD:
-            return st if guard == me else None
+            return at(guard=guard, solo=solo) if guard == me else None
         if stage is Stage.REBELLION:
             order = [(e + i) % 5 for i in range(1, 5)]
-            st.asking = order[order.index(me) + 1:]
-            return st
+            return at(guard=guard, solo=solo, asking=order[order.index(me) + 1:])
         if stage is Stage.KICK:
             if len(self.rebels) >= 2:          # a royal kick after a standing rebellion
-                st.asking = [guard] if me == e and guard != e else []
+                asking = [guard] if me == e and guard != e else []
             else:
-                royal = (e,) if st.solo else (e, guard)
+                royal = (e,) if solo else (e, guard)
                 order = [(e + i) % 5 for i in range(1, 5) if (e + i) % 5 not in royal]
                 if me not in order:
                     return None
-                st.asking = order[order.index(me) + 1:]
-            return st
+                asking = order[order.index(me) + 1:]
+            return at(guard=guard, solo=solo, asking=asking)
         return None
 
 
