@@ -4,11 +4,14 @@
 
 export const SJ = 16;
 export const BJ = 17;
+// 特画 (小保): with called_card_high the Guard's copy of the called card, a joker
+// above the big joker that nothing beats.
+export const TH = 18;
 const RANK_OF = {
   3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, 10: 10,
-  J: 11, Q: 12, K: 13, A: 14, 2: 15, SJ: 16, BJ: 17,
+  J: 11, Q: 12, K: 13, A: 14, 2: 15, SJ: 16, BJ: 17, TH: 18,
 };
-const LABEL = { 11: 'J', 12: 'Q', 13: 'K', 14: 'A', 15: '2', 16: 'SJ', 17: 'BJ' };
+const LABEL = { 11: 'J', 12: 'Q', 13: 'K', 14: 'A', 15: '2', 16: 'SJ', 17: 'BJ', 18: 'TH' };
 const SUIT_ORDER = { s: 1, h: 2, d: 3, c: 4 };
 export const SUIT_GLYPH = { s: '♠', h: '♥', d: '♦', c: '♣' };
 
@@ -18,7 +21,7 @@ export function parseCard(text) {
   let body = marked ? text.slice(0, -1) : text;
   let suit = null;
   const upper = body.toUpperCase();
-  if (upper === 'SJ' || upper === 'BJ') {
+  if (upper === 'SJ' || upper === 'BJ' || (upper === 'TH' && !marked)) {
     return { text, rank: RANK_OF[upper], suit: null, marked };
   }
   const last = body.slice(-1).toLowerCase();
@@ -36,7 +39,7 @@ export function rankLabel(rank) {
 }
 
 export function isRed(card) {
-  return card.suit === 'h' || card.suit === 'd' || card.rank === BJ;
+  return card.suit === 'h' || card.suit === 'd' || card.rank === BJ || card.rank === TH;
 }
 
 // Sort key: high rank first; within a rank, plain before marked, then suit.
@@ -44,26 +47,28 @@ export function compareDisplay(a, b) {
   return b.rank - a.rank || (b.marked - a.marked) || (SUIT_ORDER[a.suit] || 0) - (SUIT_ORDER[b.suit] || 0);
 }
 
-// The shape of a set of cards: {rank, n, sj, bj} or {mixed: true}.
+// The shape of a set of cards: {rank, n, sj, bj, th} or {mixed: true}.
 export function shapeOf(cards) {
   let rank = 0;
   let n = 0;
   let sj = 0;
   let bj = 0;
+  let th = 0;
   for (const c of cards) {
     if (c.rank === SJ) sj += 1;
     else if (c.rank === BJ) bj += 1;
+    else if (c.rank === TH) th += 1;
     else if (rank && c.rank !== rank) return { mixed: true };
     else {
       rank = c.rank;
       n += 1;
     }
   }
-  return { rank, n, sj, bj };
+  return { rank, n, sj, bj, th };
 }
 
 export function shapeKey(shape) {
-  return `${shape.n ? shape.rank : 0}:${shape.n}:${shape.sj}:${shape.bj}`;
+  return `${shape.n ? shape.rank : 0}:${shape.n}:${shape.sj}:${shape.bj}:${shape.th || 0}`;
 }
 
 // A legal action as views send it ('play 9 9', 'pass', 'call 9h') -> the object
@@ -98,10 +103,10 @@ export function checkSelection(selected, view) {
   const keys = new Set(legal.map((a) => shapeKey(shapeOf(a.cards.map(parseCard)))));
   if (keys.has(shapeKey(shape))) return { ok: true, cards: selected };
   const rules = view.rules || {};
-  if (shape.rank === 15 && (shape.sj || shape.bj) && !rules.jokers_with_twos) {
+  if (shape.rank === 15 && (shape.sj || shape.bj || shape.th) && !rules.jokers_with_twos) {
     return { ok: false, reason: 'why_joker_two' };
   }
-  const total = shape.n + shape.sj + shape.bj;
+  const total = shape.n + shape.sj + shape.bj + shape.th;
   if (rules.hold_sixes && shape.rank === 6 && shape.n && total < view.hand.length) {
     return { ok: false, reason: 'why_six' };
   }
@@ -133,12 +138,13 @@ export function indexesFor(hand, cards, taken = new Set()) {
   return out;
 }
 
-// Keyboard: which rank a key selects ('0' and 't' are 10, 's' small joker, 'b' big joker).
+// Keyboard: which rank a key selects ('0' and 't' are 10, 's' small joker, 'b' big joker,
+// 'x' the 特画).
 export function rankForKey(key) {
   const k = key.toLowerCase();
   if (k === '0' || k === 't') return 10;
   if (k >= '3' && k <= '9') return Number(k);
-  return { j: 11, q: 12, k: 13, a: 14, 2: 15, s: SJ, b: BJ }[k] || null;
+  return { j: 11, q: 12, k: 13, a: 14, 2: 15, s: SJ, b: BJ, x: TH }[k] || null;
 }
 
 // The next card of `rank` to add to a selection: plain copies before marked

@@ -1,7 +1,7 @@
 // Drawing cards: faces with a corner index, jokers, the two marked cards.
 import { h, svg } from './dom.js';
 import { t } from './i18n.js';
-import { BJ, SJ, SUIT_GLYPH, isRed, parseCard, rankLabel } from './cards.js';
+import { BJ, SJ, SUIT_GLYPH, TH, isRed, parseCard, rankLabel } from './cards.js';
 
 export const CROWN = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 18h18l-1.5-10-4.5 4-3-7-3 7-4.5-4z" fill="#e5b53a" stroke="#8a6414" stroke-width="1.2" stroke-linejoin="round"/><circle cx="12" cy="5" r="1.6" fill="#c0392b"/></svg>';
 export const SHIELD = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 2l8 3v6c0 5-3.5 9-8 11-4.5-2-8-6-8-11V5z" fill="#4a7fd0" stroke="#1d3f73" stroke-width="1.2"/><path d="M12 6v12M8 10h8" stroke="#fff" stroke-width="1.8"/></svg>';
@@ -12,8 +12,11 @@ export function cardName(text) {
   const c = parseCard(text);
   if (c.rank === BJ) return t(c.marked ? 'card_emperor' : 'card_bj');
   if (c.rank === SJ) return t(c.marked ? 'card_guard' : 'card_sj');
+  if (c.rank === TH) return t('card_th');
   return `${c.suit ? SUIT_GLYPH[c.suit] : ''}${rankLabel(c.rank)}`;
 }
+
+const JOKER_CLASS = { [SJ]: 'small', [BJ]: 'big', [TH]: 'tehua' };
 
 // One card.  opts: {mini, testid, index, selected, onclick}
 export function cardEl(text, opts = {}) {
@@ -21,7 +24,7 @@ export function cardEl(text, opts = {}) {
   const joker = c.rank >= SJ;
   const classes = ['card', isRed(c) ? 'red' : 'black'];
   if (opts.mini) classes.push('mini');
-  if (joker) classes.push('joker', c.rank === BJ ? 'big' : 'small');
+  if (joker) classes.push('joker', JOKER_CLASS[c.rank]);
   if (c.marked) classes.push('marked');
   if (opts.selected) classes.push('selected');
   const attrs = {
@@ -39,11 +42,11 @@ export function cardEl(text, opts = {}) {
   let corner;
   let pip;
   if (joker) {
-    const label = t(`joker_${c.rank === BJ ? 'big' : 'small'}_${opts.mini ? 'mini' : 'face'}`);
+    const label = t(`joker_${JOKER_CLASS[c.rank]}_${opts.mini ? 'mini' : 'face'}`);
     corner = h('span', { class: 'corner joker-corner' }, label);
-    pip = c.marked
-      ? svg(c.rank === BJ ? CROWN : SHIELD, 'pip mark')
-      : h('span', { class: 'pip star' }, '★');
+    if (c.marked) pip = svg(c.rank === BJ ? CROWN : SHIELD, 'pip mark');
+    else if (c.rank === TH) pip = h('span', { class: 'pip star' }, '✦');
+    else pip = h('span', { class: 'pip star' }, '★');
   } else {
     corner = h('span', { class: 'corner' },
       h('span', { class: c.rank === 10 ? 'rk ten' : 'rk' }, rankLabel(c.rank)),

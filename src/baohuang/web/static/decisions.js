@@ -8,13 +8,31 @@ import { cardEl, cardName } from './cardview.js';
 export function choiceKey(stage, action) {
   if (action.kind === 'decline') return `choice_decline_${stage}`;
   if (action.kind === 'solo_open' && stage === 'emperor_solo') return 'choice_solo_open_early';
+  if (action.kind === 'solo_open' && stage === 'call') return 'choice_solo_open_call';
   return `choice_${action.kind}`;
 }
 
 export function choiceHelpKey(stage, action, rules) {
   if (action.kind === 'abdicate') return `help_abdicate_${rules.abdication || 'none'}`;
   if (action.kind === 'decline') return `help_decline_${stage}`;
+  if (action.kind === 'solo_open' && stage === 'call') return 'help_solo_open_call';
   return `help_${action.kind}`;
+}
+
+// The i18n key of the dialog's text: the stage's, or a variant that fits the rules
+// (特画) and the player's role (his own Guard after calling a card he holds four of).
+export function stageTextKey(view) {
+  const stage = view.stage;
+  const rules = view.rules || {};
+  if (stage === 'call' && rules.called_card_high) return 'stage_text_call_high';
+  if (stage === 'guard') {
+    const legal = view.legal_actions || [];
+    if (legal.length && legal.every((a) => a.kind === 'solo_hidden' || a.kind === 'solo_open')) {
+      return legal.length === 1 ? 'stage_text_guard_solo' : 'stage_text_guard_solo_choice';
+    }
+    if ((view.hand || []).includes('TH')) return 'stage_text_guard_tehua';
+  }
+  return `stage_text_${stage}`;
 }
 
 // The dialog element.  send(action) is called with the chosen action.
@@ -55,7 +73,7 @@ export function decisionDialog(view, send) {
   return h('div', { class: 'dialog decision-dialog', role: 'dialog', 'aria-modal': 'false',
     'aria-labelledby': 'decision-title' },
   h('h2', { id: 'decision-title' }, t(`stage_title_${stage}`)),
-  h('p', { class: 'dialog-text' }, t(`stage_text_${stage}`, stageParams(view))),
+  h('p', { class: 'dialog-text' }, t(stageTextKey(view), stageParams(view))),
   callButtons.length ? h('div', { class: 'call-grid' }, callButtons) : null,
   h('div', { class: 'choices' }, buttons),
   h('p', { class: 'dialog-keys' }, t('keys_decision')));

@@ -13,8 +13,12 @@ export function describeEvent(ev, table) {
   switch (ev.type) {
     case 'play':
       return line('ev_play', { ...p, cards: (ev.cards || []).map(cardName).join(' ') });
-    case 'call':
-      return line('ev_call', { ...p, card: ev.card ? cardName(ev.card) : '' });
+    case 'call': {
+      // 特画: only the Guard's view carries `tehua`; the rules tell everyone else
+      const high = table && table.rules && table.rules.called_card_high;
+      const key = ev.tehua ? 'ev_call_tehua' : high ? 'ev_call_high' : 'ev_call';
+      return line(key, { ...p, card: ev.card ? cardName(ev.card) : '' });
+    }
     case 'abdicate':
       return line('ev_abdicate', { ...p, to: who(ev.to) });
     case 'tribute':

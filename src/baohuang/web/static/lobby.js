@@ -7,9 +7,48 @@ export function errorText(err) {
   if (err instanceof ApiError && err.code) {
     const key = `err_${err.code}`;
     const text = t(key);
+    // rule errors name the option and what it needs: show the server's words too
+    if (text !== key && DETAILED.has(err.code) && err.message) return `${text} ${err.message}`;
     if (text !== key) return text;
   }
   return t('err_generic');
+}
+
+const DETAILED = new Set(['bad_rules', 'bad_request']);
+
+// Options that only make sense with another option's value (the server rejects
+// the rest): option -> [the option it needs, its value, the value it must then take].
+const NEEDS = {
+  called_card_high: ['guard_mode', 'call', false],
+  hold_back_emperor_card: ['deck', 'full', true],
+};
+
+// Show an option only where it applies; where it does not it takes the value the
+// server accepts.
+export function applyOptionNeeds(box) {
+  for (const [name, [other, want, fallback]] of Object.entries(NEEDS)) {
+    const row = box.querySelector(`[data-option="${name}"]`);
+    const control = box.querySelector(`[name="opt_${other}"]`);
+    const input = row && row.querySelector(`[name="opt_${name}"]`);
+    if (!row || !control || !input) continue;
+    const applies = control.value === want;
+    row.hidden = !applies;
+    input.disabled = !applies;
+    if (!applies) input.checked = fallback;
+  }
+}
+
+// Options as sent: switches back at their default first, so that each step the server
+// applies in order is valid (特画 off before leaving call mode, the Emperor card held
+// back before leaving the full deck).
+export function orderOptions(options, specs) {
+  const entries = Object.entries(options);
+  const isDefault = ([name, value]) => {
+    const spec = specs[name];
+    return spec && spec.type === 'bool' && value === spec.default ? 0 : 1;
+  };
+  entries.sort((a, b) => isDefault(a) - isDefault(b));
+  return Object.fromEntries(entries);
 }
 
 export class LobbyScreen {
@@ -19,6 +58,8 @@ export class LobbyScreen {
     this.rules = null;
     this.form = null;
     this.error = null;
+    this.createError = null;
+    this.formValues = null;
     this.busy = false;
   }
 
@@ -132,19 +173,20 @@ export class LobbyScreen {
       for (const s of [1, 2, 3, 4]) bots[String(s)] = f.elements.bot_kind.value;
     }
     const body = {
-      preset, options,
+      preset, options: orderOptions(options, this.rules.options),
       timeout: Number(f.elements.timeout.value),
       games: Number(f.elements.games.value),
       autostart: f.elements.autostart.checked,
     };
     if (Object.keys(bots).length) body.bots = bots;
     this.error = null;
+    this.createError = null;
     try {
       await this.app.ensureUser(this.guestName());
       const res = await post('/api/tables', body);
       location.hash = `#/t/${res.id}`;
     } catch (err) {
-      this.error = errorText(err);
+      this.createError = errorText(err);
       this.render();
     }
   }
@@ -152,6 +194,7 @@ export class LobbyScreen {
   render() {
     if (!this.root) return;
     const focused = focusedId(this.root);
+    this.formValues = readForm(this.root) || this.formValues;
     clear(this.root);
     const user = this.app.user;
     const bots = (this.rules && this.rules.bots) || this.app.bots || ['hosted'];
@@ -238,8 +281,11 @@ export class LobbyScreen {
     const rules = this.rules;
     const presetNames = Object.keys(rules.presets);
     const lang = getLang();
-    const optionRows = (preset) => Object.entries(rules.options).map(([name, spec]) => {
-      const value = (rules.presets[preset] || {})[name] ?? spec.default;
+    const kept = this.formValues;
+    const startPreset = kept && rules.presets[kept.preset] ? kept.preset : presetNames[0] || 'shandong';
+    const optionRows = (preset, values = null) => Object.entries(rules.options).map(([name, spec]) => {
+      const given = values ? values[`opt_${name}`] : undefined;
+      const value = given !== undefined ? given : (rules.presets[preset] || {})[name] ?? spec.default;
       let control;
       if (spec.type === 'bool') {
         control = h('input', { type: 'checkbox', name: `opt_${name}`, checked: Boolean(value) });
@@ -253,8 +299,11 @@ export class LobbyScreen {
         h('label', {}, h('span', { class: 'opt-name' }, optionLabel(name, spec)), control),
         h('p', { class: 'opt-help' }, optionHelp(name, spec, lang)));
     });
-    const optionsBox = h('div', { class: 'options' }, optionRows(presetNames[0] || 'shandong'));
+    const optionsBox = h('div', { class: 'options', onchange: () => applyOptionNeeds(optionsBox) },
+      optionRows(startPreset, kept));
+    applyOptionNeeds(optionsBox);
     const bots = rules.bots || ['hosted'];
+    const v = kept || {};
     return h('form', { class: 'create-form', testid: 'create-form',
       onsubmit: (ev) => this.createTable(ev) },
     h('label', {}, t('preset_label'), ' ',
@@ -262,24 +311,53 @@ export class LobbyScreen {
         onchange: (ev) => {
           clear(optionsBox);
           for (const row of optionRows(ev.target.value)) optionsBox.appendChild(row);
+          applyOptionNeeds(optionsBox);
         } },
-      presetNames.map((p) => h('option', { value: p }, t(`preset_${p}`))))),
+      presetNames.map((p) => h('option', { value: p, selected: p === startPreset },
+        t(`preset_${p}`))))),
     h('p', { class: 'opt-help' }, t('preset_help')),
-    h('details', { class: 'all-options' }, h('summary', {}, t('options_title')), optionsBox),
+    h('details', { class: 'all-options', open: Boolean(v.optionsOpen) },
+      h('summary', {}, t('options_title')), optionsBox),
     h('div', { class: 'row wrap' },
       h('label', {}, t('timeout_label'), ' ',
-        h('input', { type: 'number', name: 'timeout', min: 1, max: 600, value: 30, class: 'num' })),
+        h('input', { type: 'number', name: 'timeout', min: 1, max: 600, value: v.timeout ?? 30,
+          class: 'num' })),
       h('label', {}, t('games_label'), ' ',
-        h('input', { type: 'number', name: 'games', min: 1, max: 50, value: 1, class: 'num' })),
-      h('label', {}, h('input', { type: 'checkbox', name: 'autostart', checked: true }),
-        t('autostart_label'))),
+        h('input', { type: 'number', name: 'games', min: 1, max: 50, value: v.games ?? 1,
+          class: 'num' })),
+      h('label', {}, h('input', { type: 'checkbox', name: 'autostart',
+        checked: v.autostart ?? true }), t('autostart_label'))),
     h('div', { class: 'row wrap' },
-      h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots' }), t('fill_bots_label')),
+      h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots',
+        checked: Boolean(v.fill_bots) }), t('fill_bots_label')),
       h('select', { name: 'bot_kind', 'aria-label': t('bot_pick') },
-        bots.map((b) => h('option', { value: b }, botLabel(b))))),
+        bots.map((b) => h('option', { value: b, selected: b === v.bot_kind }, botLabel(b))))),
+    this.createError ? h('p', { class: 'message bad', testid: 'create-error', role: 'alert' },
+      this.createError) : null,
     h('button', { class: 'btn primary', type: 'submit', testid: 'create-table' },
       t('btn_create')));
   }
+}
+
+// What the create-table form holds now (kept when the lobby redraws), or null.
+function readForm(root) {
+  const f = root.querySelector('form.create-form');
+  if (!f) return null;
+  const out = {
+    preset: f.elements.preset.value,
+    timeout: f.elements.timeout.value,
+    games: f.elements.games.value,
+    autostart: f.elements.autostart.checked,
+    fill_bots: f.elements.fill_bots.checked,
+    bot_kind: f.elements.bot_kind.value,
+    optionsOpen: f.querySelector('details.all-options').open,
+  };
+  for (const el of f.querySelectorAll('[name^="opt_"]')) {
+    if (el.type === 'checkbox') out[el.name] = el.checked;
+    else if (el.type === 'number') out[el.name] = Number(el.value);
+    else out[el.name] = el.value;
+  }
+  return out;
 }
 
 export function botLabel(name) {

@@ -177,7 +177,8 @@ export class ReplayScreen {
     }
     const steps = this.steps();
     const { view, openHands, step } = this.stepView();
-    const table = { seats: (this.data.players || []).map((p) => ({ ...p, connected: true })) };
+    const table = { seats: (this.data.players || []).map((p) => ({ ...p, connected: true })),
+      rules: this.data.rules };
     const persp = h('select', { testid: 'replay-seat', 'aria-label': t('replay_perspective'),
       onchange: (e) => { this.perspective = e.target.value; this.render(); } },
     h('option', { value: 'all', selected: this.perspective === 'all' }, t('replay_all_open')),
