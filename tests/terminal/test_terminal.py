@@ -81,7 +81,7 @@ def sheet_scores(out: str) -> list[list[int]]:
 
 # -- playing the same match in-process ------------------------------------------
 
-Answer = Callable[[int, Game], "str | None"]
+Answer = Callable[[int, Game], "str | Action | None"]
 
 
 def simulate(rules: RuleSet, seed: int, games: int = 1, me: int = 0, bots: str = "heuristic",
@@ -104,12 +104,14 @@ def simulate(rules: RuleSet, seed: int, games: int = 1, me: int = 0, bots: str =
             if seat != me:
                 game.apply(players[seat].choose(game.view(seat), legal))
                 continue
-            typed = None
+            typed: str | Action | None = None
             if len(legal) > 1:
                 typed = answer(prompts, game) if answer else None
                 prompts += 1
             if typed is None:
                 game.apply(hosted_action(game.view(me), legal))
+            elif isinstance(typed, Action):
+                game.apply(typed)
             else:
                 game.apply(game.play_cards(typed))
         match.advance()
@@ -433,3 +435,83 @@ def test_pass_is_never_a_hint_and_hints_never_exceed_five() -> None:
     assert 0 < len(hints) <= 5
     assert all(h.kind is A.PLAY for h in hints)
     assert Action(A.PASS) not in hints
+
+
+# -- 五人局 (wurenju): the 特画 TH and the open solo at the call --------------------------
+
+WURENJU = RuleSet.preset("wurenju")
+
+
+def _session(rules: RuleSet, seed: int, lines: list[str], lang: Lang = Lang.BOTH) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=240)      # (no wrapped sentences)
+    Session(console, Prompter(console, io.StringIO("".join(f"{x}\n" for x in lines))),
+            rules=rules, seed=seed, lang=lang).run()
+    return out.getvalue()
+
+
+def test_a_wurenju_game_where_the_guard_types_his_tehua() -> None:
+    """Seed 4: the player is the called Guard; at his third prompt a lone TH is legal."""
+    hand_has_th: list[int] = []
+
+    def answer(n: int, game: Game) -> str | None:
+        view = game.view(0)
+        if (not hand_has_th and game.stage is Stage.PLAY
+                and Action(A.PLAY, (bh.TEHUA_CARD,)) in view.legal_actions):
+            hand_has_th.append(n)
+            return "th"
+        return None
+
+    match, prompts = simulate(WURENJU, 4, answer=answer)
+    assert hand_has_th
+    lines = [""] * hand_has_th[0] + ["th"] + [""] * (prompts + 5)
+    out = plain(_session(WURENJU, 4, lines)) or ""
+    assert "You are the 侍卫 Guard: your" in out and "特画 tehua TH" in out
+    assert "手牌 hand (43) │  TH  BJ" in out           # the TH leads the hand
+    assert "> th\nYou 出 play TH" in out
+    assert "end of input" not in out
+    assert [r[0] for r in sheet_scores(out)] == list(match.results[0].scores)
+    zh = plain(_session(WURENJU, 4, lines, Lang.ZH)) or ""
+    assert "你是侍卫，你的" in zh and "变成了特画 TH" in zh
+
+
+def test_the_call_offers_the_open_solo_and_it_is_played() -> None:
+    """Seed 1: the player becomes Emperor and is asked to call (second prompt)."""
+    def answer(n: int, game: Game) -> Action | None:
+        if game.stage is Stage.CALL:
+            assert Action(A.SOLO_OPEN) in game.legal_actions()
+            return Action(A.SOLO_OPEN)
+        return None
+
+    match, prompts = simulate(WURENJU, 1, answer=answer)
+    lines = ["", "明独保"] + [""] * (prompts + 5)
+    out = plain(_session(WURENJU, 1, lines, Lang.ZH)) or ""
+    assert "也可以不叫，直接明独保" in out
+    assert re.search(r"\d\) 明独保 \(不叫侍卫，一个人打四家\)", out)
+    assert "你 明独" in out
+    assert [r[0] for r in sheet_scores(out)] == list(match.results[0].scores)
+    en = plain(_session(WURENJU, 1, [""] * (prompts + 5), Lang.EN)) or ""
+    assert "open solo (call no Guard: alone against four)" in en
+    assert "it becomes the tehua TH" in en
+
+
+def test_the_tehua_parses_prints_and_sorts_first() -> None:
+    assert bh.parse_cards("th 9 9") == [bh.TEHUA_CARD, *bh.parse_cards("9 9")]
+    assert parse_play_input("TH 9 9", hints=3) == Cards("TH 9 9")
+    assert hand_groups(bh.parse_cards("9 BJ TH SJ* 2")) == [
+        ("TH", 1), ("BJ", 1), ("SJ*", 1), ("2", 1), ("9", 1)]
+    line = plain(describe_event({"type": "play", "seat": 2, "cards": ["TH", "BJ", "9", "9"]},
+                                Text(Lang.EN, me=0)))
+    assert line == "Seat 2 plays TH BJ 9 9"
+    call = {"type": "call", "seat": 1, "card": "9h"}
+    assert "becomes the tehua TH" in (plain(describe_event(call, Text(Lang.EN, 0, tehua=True)))
+                                      or "")
+    assert "TH" not in (plain(describe_event(call, Text(Lang.EN, 0))) or "")
+    mine = plain(describe_event({**call, "tehua": "TH"}, Text(Lang.ZH, 0, tehua=True))) or ""
+    assert "特画" in mine and "你是侍卫" in mine
+
+
+def test_clockwise_then_two_abdicates_to_the_next_seat() -> None:
+    from baohuang.terminal.words import abdicate_target
+    game = Game.new(WURENJU, seed=0)
+    assert abdicate_target(game.view(3), 3) == 4

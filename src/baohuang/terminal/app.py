@@ -144,7 +144,7 @@ class Session:
         self.seed = seed
         self.match = Match(self.rules, seed=seed, games=games)
         self.me = seat
-        self.text = Text(lang, seat)
+        self.text = Text(lang, seat, tehua=self.rules.called_card_high)
         if lang is Lang.ZH:
             prompter.eof_message = "（输入结束：以后都由托管选择默认项）"
         others = [s for s in range(5) if s != seat]

@@ -64,6 +64,8 @@ TERMS: Final[dict[str, tuple[str, str]]] = {
     "abdicate": ("让位", "abdicate"),
     "call": ("叫侍卫", "call the Guard"),
     "emperor_card": ("皇牌", "Emperor card"),
+    "tehua": ("特画", "TH"),
+    "solo_open_call": ("明独保", "open solo"),
     "guard_card": ("侍卫牌", "Guard card"),
     "tribute": ("进贡", "tribute"),
     "play": ("出", "plays"),
@@ -118,6 +120,7 @@ class Text:
     me: int
     called: Card | None = None      # the called card (叫侍卫): shown with its suit
     emperor: int | None = None      # the Emperor, once public
+    tehua: bool = False             # called_card_high: the Guard's copy becomes 特画 TH
 
     def __call__(self, zh: str, en: str) -> str:
         """A sentence: Chinese for ``zh``, otherwise the English one (whose
@@ -165,12 +168,13 @@ class Text:
         return cards_markup(cards, self.called)
 
 
-_JOKER_STYLES: Final = {Rank.BIG_JOKER: "bold red", Rank.SMALL_JOKER: "bold magenta"}
+_JOKER_STYLES: Final = {Rank.BIG_JOKER: "bold red", Rank.SMALL_JOKER: "bold magenta",
+                        Rank.TEHUA: "bold red on bright_yellow"}
 
 
 def card_style(card: Card | Rank, marked: bool = False) -> str:
-    """The Rich style of a card or rank: jokers red/magenta, marked jokers
-    (BJ*, SJ*) reversed gold, 2s cyan, aces green."""
+    """The Rich style of a card or rank: jokers red/magenta, the 特画 TH red on
+    bright yellow, marked jokers (BJ*, SJ*) reversed gold, 2s cyan, aces green."""
     rank = card if isinstance(card, Rank) else card.rank
     if marked or (isinstance(card, Card) and card.marked):
         return "bold black on yellow"
@@ -301,6 +305,17 @@ def _guard(ev: dict[str, Any], who: str, t: Text) -> str:
 
 def _call(ev: dict[str, Any], who: str, t: Text) -> str:
     card = cards_markup([ev["card"]])
+    th = cards_markup(["TH"])
+    if ev.get("tehua"):
+        # only the Guard's view says it: his copy became the 特画
+        return t(f"{who}{t.term('call')}：{card}。[bold]你是侍卫[/]，你的{card}变成了特画 {th}"
+                 "（比大王还大）",
+                 f"{who} {t.term('call')}: {card}. [bold]You are the {t.term('guard')}[/]: "
+                 f"your {card} became the {t.pair('特画', 'tehua')} {th}, a joker above BJ")
+    if t.tehua:
+        return t(f"{who}{t.term('call')}：{card}（第四张的主人是侍卫，那张变成特画 {th}）",
+                 f"{who} {t.term('call')}: {card} — the holder of the fourth {card} is the "
+                 f"{t.term('guard')}, and it becomes the {t.pair('特画', 'tehua')} {th}")
     return t(f"{who}{t.term('call')}：{card}（第四张的主人是侍卫）",
              f"{who} {t.term('call')}: {card} — the holder of the fourth {card} is the "
              f"{t.term('guard')}")

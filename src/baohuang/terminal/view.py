@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text as RichText
 
 from ..engine.actions import Action, ActionKind
-from ..engine.cards import GUARD_CARD, Card, Rank
+from ..engine.cards import GUARD_CARD, TEHUA_CARD, Card, Rank
 from ..engine.views import View
 from .text import Text, card_style, cards_markup
 
@@ -152,7 +152,7 @@ def _revealing(card: Card, view: View) -> bool:
     """Whether playing ``card`` would show this seat as the hidden Guard."""
     if view.role != "guard" or view.guard_open:
         return False
-    return card == GUARD_CARD or (view.called is not None and card == view.called)
+    return card in (GUARD_CARD, TEHUA_CARD) or (view.called is not None and card == view.called)
 
 
 def hint_actions(view: View, legal: Sequence[Action], limit: int = 5) -> list[Action]:
@@ -177,7 +177,7 @@ def hint_actions(view: View, legal: Sequence[Action], limit: int = 5) -> list[Ac
 
     def key(action: Action) -> tuple[int, ...]:
         cards = action.cards
-        bj = sum(1 for c in cards if c.rank == Rank.BIG_JOKER)
+        bj = sum(1 for c in cards if c.rank >= Rank.BIG_JOKER)     # BJ and 特画 TH
         sj = sum(1 for c in cards if c.rank == Rank.SMALL_JOKER)
         ranked = [c for c in cards if not c.is_joker]
         rank = int(ranked[0].rank) if ranked else 99

@@ -15,6 +15,7 @@ from __future__ import annotations
 from rich.markup import escape
 
 from ..engine.actions import Action, ActionKind
+from ..engine.cards import Rank
 from ..engine.state import Stage
 from ..engine.views import View
 from .text import TERMS, Text, cards_markup
@@ -27,7 +28,8 @@ A = ActionKind
 
 #: What can be typed at the play prompt: (keys, English, Chinese).
 HELP_KEYS = (
-    ("9 9 9", "play cards; suits optional (10h); jokers bj sj, marked BJ* SJ*", "出牌"),
+    ("9 9 9", "play cards; suits optional (10h); jokers bj sj, marked BJ* SJ*, 特画 th",
+     "出牌"),
     ("9x3", "the same as 9 9 9", "同 9 9 9"),
     ("bj 8 8", "a big joker with two 8s", "王挂牌"),
     ("1 … 5", "play that hint", "按提示出"),
@@ -56,6 +58,11 @@ def help_lines(view: View, t: Text) -> list[str]:
                "Ranks: BJ > SJ > 2 > A > K > Q > J > 10 > … > 3.  After a pass you may "
                "still play later in the same round.")]
     rules = view.rules
+    if rules.get("called_card_high"):
+        lines.append(t("特画 TH（小保）：侍卫手里那张被叫的牌，比大王还大，谁也管不住；"
+                       "出它就亮明侍卫。",
+                       "特画 TH (tehua, 小保): the Guard's copy of the called card, a joker above "
+                       "BJ that nothing beats; playing it shows who the Guard is (type th)."))
     if rules.get("kaopai"):
         lines.append(t("烤牌：可以多挂王来压带王的牌。",
                        "烤牌 kaopai is on: a play with jokers can be beaten by adding "
@@ -79,10 +86,13 @@ def choice_label(action: Action, view: View, t: Text) -> str:
         return t.term("ask_lead", t.me)
     if kind is A.ABDICATE:
         return f"{t.term('abdicate')} → {t.seat(abdicate_target(view, t.me))}"
+    if kind is A.SOLO_OPEN and view.stage is Stage.CALL:
+        return (f"{t.term('solo_open_call')} "
+                f"({t('不叫侍卫，一个人打四家', 'call no Guard: alone against four')})")
     if kind is A.CALL:
         card = action.cards[0]
         n = view.hand.count(card)
-        solo = t("，独保", ", solo") if n >= 4 else ""
+        solo = t("，暗独保", ", hidden solo") if n >= 4 else ""
         held = f"{t('你有', 'you hold')} {n}{solo}"
         return f"{t.pair('叫', 'call')} {cards_markup((card,))} ({held})"
     if kind is A.DECLINE:
@@ -115,6 +125,8 @@ def choice_aliases(action: Action) -> list[str]:
           A.REBEL: "造反", A.KICK: "踢", A.DECLINE: "不"}.get(action.kind)
     if zh:
         names.append(zh)
+    if action.kind is A.SOLO_OPEN:
+        names.append("明独保")
     if action.kind is A.DECLINE:
         names += ["no", "n"]
     if action.kind in (A.ACCEPT, A.REBEL, A.KICK, A.STEAL):
@@ -129,7 +141,7 @@ def abdicate_target(view: View, me: int) -> int:
     mode = view.rules.get("abdication")
     if mode == "skip_two_if_solo":
         return (me + 2) % 5
-    if mode == "clockwise_with_two":
+    if mode in ("clockwise_with_two", "clockwise_then_two"):
         return (me + 1) % 5
     return (me - 1) % 5
 
@@ -156,7 +168,7 @@ def question(view: View, t: Text, marks: PublicMarks) -> str:
                      f"{t.term('emperor_card')} to {t.seat(abdicate_target(view, t.me))}, and "
                      "you are his Guard.")
         extra = ""
-        if "with_two" in str(view.rules.get("abdication")) and _passed_on(view):
+        if str(view.rules.get("abdication")).endswith("_two") and _passed_on(view):
             extra = t("（让位要加一张2）", " (passing it on adds one 2 from your hand)")
         return t(f"你拿到皇牌，当皇帝吗？{extra}",
                  f"You hold the {t.term('emperor_card')}. Be {t.term('emperor')}?{extra}")
@@ -169,16 +181,30 @@ def question(view: View, t: Text, marks: PublicMarks) -> str:
                  f"{t.seat(view.emperor)} is {t.term('emperor')}. {t.term('steal')}: "
                  f"become {t.term('emperor')} and play alone against four?")
     if stage is Stage.CALL:
-        return t("叫侍卫：叫一张你有三张的牌，第四张的主人是你的侍卫（四张都在你手里就独保）。",
+        high = view.rules.get("called_card_high")
+        return t("叫侍卫：叫一张你有三张的牌，第四张的主人是你的侍卫"
+                 + ("，他那张变成特画（比大王大）" if high else "")
+                 + "（四张都在你手里就暗独保）；也可以不叫，直接明独保。",
                  f"{t.term('call')}: name a card you hold three of; whoever holds the "
-                 "fourth copy is your Guard (all four: you play alone).")
+                 "fourth copy is your Guard"
+                 + (f" and it becomes the {t.term('tehua')}, a joker above BJ" if high else "")
+                 + " (all four: a hidden solo). Or call no Guard: "
+                 f"{t.term('solo_open_call')}, alone against four.")
     if stage is Stage.GUARD:
+        if view.role == "emperor" and all(a.kind is A.SOLO_HIDDEN for a in view.legal_actions):
+            return t("你叫的牌四张都在你手里：暗独保，一个人打四家。",
+                     f"You hold all four copies of the called card: {t.term('solo_hidden')}, "
+                     "alone against four.")
         if view.role == "emperor":
             return t("你是皇帝也是侍卫：独保。明独还是暗独？",
                      f"You are {t.term('emperor')} and your own {t.term('guard')}: "
                      f"you play alone. {t.term('solo_open')} or {t.term('solo_hidden')}?")
-        return t(f"你是{t.seat(view.emperor)}的侍卫。明保还是暗保？",
-                 f"You are the {t.term('guard')} of {t.seat(view.emperor)}. "
+        tehua = ""
+        if any(c.rank is Rank.TEHUA for c in view.hand):
+            tehua = t("你那张被叫的牌变成了特画 TH（比大王大）。",
+                      f"Your copy of the called card became the {t.term('tehua')}, above BJ. ")
+        return t(f"{tehua}你是{t.seat(view.emperor)}的侍卫。明保还是暗保？",
+                 f"{tehua}You are the {t.term('guard')} of {t.seat(view.emperor)}. "
                  f"{t.term('guard_open')} (show yourself, stake ×2) or "
                  f"{t.term('guard_hidden')}?")
     if stage is Stage.REBELLION:
