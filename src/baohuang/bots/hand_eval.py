@@ -28,7 +28,7 @@ import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..engine.cards import Card, Deck, Rank, make_deck
+from ..engine.cards import RANK_OF, Card, Deck, Rank, make_deck
 from ..engine.plays import Shape
 from ..engine.rules import RuleSet
 
@@ -62,7 +62,7 @@ def rank_of(card: Card) -> int:
     the 特画 (``called_card_high``), which they count as a big joker — it beats
     all that a big joker beats.  (The legal actions always come from the
     engine, which knows the 特画 exactly.)"""
-    r = card >> 4
+    r = RANK_OF[card]
     return _BJ if r == _TH else r
 
 
@@ -89,7 +89,7 @@ def deck_counts(deck: Deck | str) -> tuple[int, ...]:
     """
     counts = [0] * 18
     for c in make_deck(deck):
-        counts[c >> 4] += 1
+        counts[RANK_OF[c]] += 1
     return tuple(counts)
 
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.actions import Action, ActionKind
-from ..engine.cards import GUARD_CARD, Card
+from ..engine.cards import GUARD_CARD, RANK_OF, Card
 from ..engine.plays import Shape
 from ..engine.rules import RuleSet
 from ..engine.views import View
@@ -199,7 +199,7 @@ def role_action(view: View, legal: Sequence[Action], params: Params) -> Action:
         solo = view.rules.get("abdication") == "skip_two_if_solo"
         if not solo and view.rules.get("guard_mode") == "call":
             counts = _card_counts(view.hand)
-            if not any(n == 3 and c >> 4 < TWO for c, n in counts.items()):
+            if not any(n == 3 and RANK_OF[c] < TWO for c, n in counts.items()):
                 solo = True      # only a four to call: accepting means a solo
         return pick(A.ACCEPT, A.ABDICATE, p.solo if solo else p.emperor)
     if stage == "emperor_solo":

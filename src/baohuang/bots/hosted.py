@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine.actions import Action, ActionKind
-from ..engine.cards import GUARD_CARD, Card
+from ..engine.cards import GUARD_CARD, RANK_OF, Card
 from ..engine.views import View
 from .base import register
 
@@ -47,7 +47,7 @@ def hosted_action(view: View, legal: Sequence[Action]) -> Action:
     if plays:
         singles = [a for a in plays if len(a.cards) == 1]
         pool = singles or plays
-        return min(pool, key=lambda a: (len(a.cards), a.cards[-1] >> 4 if a.cards else 0,
+        return min(pool, key=lambda a: (len(a.cards), RANK_OF[a.cards[-1]] if a.cards else 0,
                                         sum(_revealing(c, view) for c in a.cards),
                                         max(a.cards)))
     return legal[0]

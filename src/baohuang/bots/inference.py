@@ -78,7 +78,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ..engine.cards import GUARD_CARD, parse_card
+from ..engine.cards import GUARD_CARD, RANK_OF, parse_card
 from ..engine.views import View
 
 __all__ = [
@@ -340,7 +340,7 @@ def current_events(view: View) -> Sequence[dict[str, Any]]:
 
 def _low(cards: list[str]) -> bool:
     """A play of one low rank without jokers (a feeding lead)."""
-    return len(cards) <= 2 and all(parse_card(c) >> 4 <= 10 for c in cards)
+    return len(cards) <= 2 and all(RANK_OF[parse_card(c)] <= 10 for c in cards)
 
 
 def _next_in(seat: int, out: list[int]) -> int:

@@ -23,6 +23,7 @@ __all__ = [
     "EMPEROR_CARD",
     "GUARD_CARD",
     "RANKS",
+    "RANK_OF",
     "RANK_SLOTS",
     "TEHUA_CARD",
     "Card",
@@ -178,6 +179,10 @@ def _text(value: int) -> str:
 
 CARD_TEXT: Final[tuple[str, ...]] = tuple(
     _text(v) if v in _CARDS else "" for v in range(max(_CARDS) + 1))
+
+#: The rank value (3..18) of every card, indexed by the card: ``RANK_OF[card]`` is
+#: ``int(card.rank)``, as fast as the card's own bits (the one place that reads them).
+RANK_OF: Final[tuple[int, ...]] = tuple(v >> 4 for v in range(max(_CARDS) + 1))
 
 #: Every card of each rank value 0..18, low to high (what a hand may hold of it).
 CARDS_OF_RANK: Final[tuple[tuple[Card, ...], ...]] = tuple(

@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from . import playphase, roles
 from .actions import Action, ActionKind
-from .cards import Card, parse_cards
+from .cards import RANK_OF, Card, parse_cards
 from .events import Event
 from .rules import RuleSet
 from .scoring import TributeBasis
@@ -313,9 +313,9 @@ class Game:
         for card in sorted(wanted, key=lambda c: (c.suit is None and not c.marked, c)):
             pick = card if card in available else None
             if pick is None and card.suit is None and not card.is_joker:
-                pick = next((c for c in available if c >> 4 == card >> 4), None)
+                pick = next((c for c in available if RANK_OF[c] == RANK_OF[card]), None)
             if pick is None and card.is_joker and not card.marked:
-                pick = next((c for c in available if c >> 4 == card >> 4), None)
+                pick = next((c for c in available if RANK_OF[c] == RANK_OF[card]), None)
             if pick is None:
                 raise IllegalAction(f"seat {seat} does not hold {card}")
             available.remove(pick)

@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Final
 
 from .actions import Action, ActionKind
-from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, RANK_SLOTS, TEHUA_CARD, Card
+from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card
 from .events import Event, make_event
 from .plays import SIX, TH, TWO, Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
 from .rules import GuardMode, LeadAfterOut, RuleSet, Scoring
@@ -67,7 +67,7 @@ class PlayCache:
         groups = self.groups[seat]
         if groups is not None:
             for c in cards:
-                groups[c >> 4] = None
+                groups[RANK_OF[c]] = None
 
 
 def _rank_cards(kept: PlayCache, seat: int) -> RankCards:
@@ -106,7 +106,7 @@ def _jokers(st: GameState, seat: int,
 def _grouped(st: GameState, kept: PlayCache, seat: int, special: frozenset[Card]) -> Groups:
     """Per rank: (ordinary cards, special cards) held, in a fixed order."""
     groups = _rank_cards(kept, seat)
-    special_ranks = {c >> 4 for c in special}
+    special_ranks = {RANK_OF[c] for c in special}
     out: Groups = []
     for rank in range(RANK_SLOTS):
         held = groups[rank]
@@ -168,7 +168,7 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
             shapes_out.extend(shapes)
         return actions
     split = _grouped(st, kept, seat, special)
-    special_ranks = {c >> 4 for c in special}
+    special_ranks = {RANK_OF[c] for c in special}
     # the ways to add y big (x small) jokers: one each unless a joker is special
     bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
     tehua = split[TH][0] + split[TH][1]
@@ -443,16 +443,17 @@ def apply_legal(st: GameState, action: Action, kept: PlayCache | None = None) ->
         return
     sj = bj = th = 0
     for c in cards:
-        if c < 256:
+        r = RANK_OF[c]
+        if r < _SMALL_JOKER:
             break
-        if c < 272:
+        if r == _SMALL_JOKER:
             sj += 1
-        elif c < 288:
+        elif r == _BIG_JOKER:
             bj += 1
         else:
             th += 1
     n = len(cards) - sj - bj - th
-    _play(st, kept, seat, (cards[-1] >> 4 if n else 0, n, sj, bj, th), cards)
+    _play(st, kept, seat, (RANK_OF[cards[-1]] if n else 0, n, sj, bj, th), cards)
 
 
 def _play(st: GameState, kept: PlayCache | None, seat: int,

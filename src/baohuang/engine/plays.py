@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .cards import RANK_SLOTS, Card, Rank, parse_cards
+from .cards import RANK_OF, RANK_SLOTS, Card, Rank, parse_cards
 from .rules import RuleSet
 
 __all__ = [
@@ -75,7 +75,7 @@ def rank_counts(cards: Iterable[Card]) -> list[int]:
     """Counts indexed by rank value (indices 3..18; 16 = SJ, 17 = BJ, 18 = 特画)."""
     counts = [0] * RANK_SLOTS
     for c in cards:
-        counts[c >> 4] += 1
+        counts[RANK_OF[c]] += 1
     return counts
 
 
@@ -94,7 +94,7 @@ def classify(cards: Sequence[Card], rules: RuleSet | None = None) -> Shape:
         raise InvalidPlay("a play needs at least one card")
     rank = n = sj = bj = th = 0
     for c in cards:
-        r = c >> 4
+        r = RANK_OF[c]
         if r == BJ:
             bj += 1
         elif r == SJ:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from .cards import RANK_SLOTS, Card, parse_cards
+from .cards import RANK_OF, RANK_SLOTS, Card, parse_cards
 from .plays import InvalidPlay, classify
 from .rules import RuleSet
 from .scoring import SoloKind
@@ -93,7 +93,7 @@ def build_state(rules: RuleSet, hands: Sequence[Hand], *, to_act: int,
     st.counts = [[0] * RANK_SLOTS for _ in range(5)]
     for hand, counts in zip(st.hands, st.counts, strict=True):
         for card, k in hand.items():
-            counts[card >> 4] += k
+            counts[RANK_OF[card]] += k
     st.stage, st.to_act = stage, to_act
     st.emperor, st.guard, st.solo, st.stolen = emperor, guard, solo, stolen
     st.called = parse_cards(called)[0] if isinstance(called, str) else called

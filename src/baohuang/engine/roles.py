@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .actions import Action, ActionKind
-from .cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card
+from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, TEHUA_CARD, Card
 from .events import Event
 from .rules import Abdication, ForcedCallRule, GuardMode, StealRequirement
 from .state import GameState, IllegalAction, Stage, callable_kinds, four_identical, triples
@@ -140,11 +140,11 @@ def _tribute_card(st: GameState, seat: int) -> Card | None:
     """The card a decliner adds: a 2, or (to_prev_with_two) with no 2 his
     highest non-joker card."""
     hand = st.hands[seat] - Counter(st.pool) - Counter((EMPEROR_CARD,))   # his own cards
-    twos = sorted(c for c in hand if c >> 4 == 15)
+    twos = sorted(c for c in hand if RANK_OF[c] == 15)
     if twos:
         return twos[0]
     if st.rules.abdication is Abdication.TO_PREV_WITH_TWO:
-        rest = sorted((c for c in hand if c >> 4 < 15), reverse=True)
+        rest = sorted((c for c in hand if RANK_OF[c] < 15), reverse=True)
         return rest[0] if rest else None
     return None
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .cards import Card
+from .cards import RANK_OF, Card
 from .rules import RuleSet, Scoring
 
 __all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "settle",
@@ -180,7 +180,7 @@ class TributeBasis:
 def _highest(hand: dict[Card, int], k: int) -> list[Card]:
     """The ``k`` highest cards; unmarked before marked at equal rank."""
     cards = sorted((c for c, n in hand.items() for _ in range(n)),
-                   key=lambda c: (c >> 4, -(c & 1), c), reverse=True)
+                   key=lambda c: (RANK_OF[c], -c.marked, c), reverse=True)
     return cards[:k]
 
 
@@ -211,12 +211,12 @@ def tribute_transfers(basis: TributeBasis,
         return out
     if basis.royal_won:
         given = [(s, _highest(hands[s], 1)[0]) for s in others if hands[s]]
-        given.sort(key=lambda sc: (sc[1] >> 4, -(sc[1] & 1)), reverse=True)
+        given.sort(key=lambda sc: (RANK_OF[sc[1]], -sc[1].marked), reverse=True)
         for i, (s, c) in enumerate(given):
             out.append((s, g if i == 1 else e, c))
         return out
     pool = [(e, c) for c in _highest(hands[e], 2)] + [(g, c) for c in _highest(hands[g], 1)]
-    pool.sort(key=lambda sc: (sc[1] >> 4, -(sc[1] & 1)), reverse=True)
+    pool.sort(key=lambda sc: (RANK_OF[sc[1]], -sc[1].marked), reverse=True)
     for (giver, card), receiver in zip(pool, others, strict=False):
         out.append((giver, receiver, card))
     return out

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from .cards import EMPEROR_CARD, GUARD_CARD, RANK_SLOTS, TEHUA_CARD, Card, Deck, make_deck
+from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card, Deck, make_deck
 from .events import Event
 from .rules import GuardMode, RuleSet
 from .scoring import SoloKind, TributeBasis, tribute_transfers
@@ -71,17 +71,17 @@ class Result:
 def callable_kinds(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
     """Cards (rank+suit, never a joker or a 2) held three or more times:
     what an Emperor may call (叫侍卫)."""
-    return sorted(c for c, n in hand.items() if n >= 3 and (c >> 4) < 15)
+    return sorted(c for c, n in hand.items() if n >= 3 and RANK_OF[c] < 15)
 
 
 def triples(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
     """Callable cards held exactly three times (逼位 counts these: "有且只有3张同点数
     同花色的牌")."""
-    return [c for c, n in hand.items() if n == 3 and (c >> 4) < 15]
+    return [c for c, n in hand.items() if n == 3 and RANK_OF[c] < 15]
 
 
 def four_identical(hand: Counter[Card] | dict[Card, int]) -> bool:
-    return any(n >= 4 and (c >> 4) < 16 for c, n in hand.items())
+    return any(n >= 4 and RANK_OF[c] < 16 for c, n in hand.items())
 
 
 @dataclass
@@ -132,7 +132,7 @@ class GameState:
         self.hand_changes[seat] += 1
         for c in cards:
             hand[c] += 1
-            counts[c >> 4] += 1
+            counts[RANK_OF[c]] += 1
 
     def take(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:
         hand, counts = self.hands[seat], self.counts[seat]
@@ -143,7 +143,7 @@ class GameState:
                 hand[c] = n
             else:
                 hand.pop(c)
-            counts[c >> 4] -= 1
+            counts[RANK_OF[c]] -= 1
 
     def holder(self, card: Card) -> int | None:
         for seat in SEATS:
@@ -165,7 +165,7 @@ class GameState:
         self.counts = [[0] * RANK_SLOTS for _ in SEATS]
         for hand, counts in zip(self.hands, self.counts, strict=True):
             for card, k in hand.items():
-                counts[card >> 4] += k
+                counts[RANK_OF[card]] += k
         self.events.append(Event("deal", None, {"deal": self.deal_no, "dealer": self.dealer}))
         if self.tribute is not None:
             self.give_tribute(self.tribute)

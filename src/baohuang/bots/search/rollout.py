@@ -22,10 +22,8 @@ beats, keeping jokers and 2s for when an opponent is close to going out.
 >>> game = bh.Game.new(seed=3)
 >>> while game.stage is not bh.Stage.PLAY:
 ...     game.apply(game.legal_actions()[0])
->>> counts = [[0] * 18 for _ in range(5)]
->>> for seat in range(5):
-...     for card in game.hand(seat):
-...         counts[seat][card >> 4] += 1
+>>> from baohuang.bots.hand_eval import rank_counts_of
+>>> counts = [rank_counts_of(game.hand(seat)) for seat in range(5)]
 >>> sim = Simulator(game.rules)
 >>> state = sim.opening(counts, game.emperor, game.guard, game.solo)
 >>> scores = sim.finish(state, random.Random(0))

@@ -50,7 +50,15 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from ...engine.cards import EMPEROR_CARD, GUARD_CARD, TEHUA_CARD, Card, make_deck, parse_card
+from ...engine.cards import (
+    EMPEROR_CARD,
+    GUARD_CARD,
+    RANK_OF,
+    TEHUA_CARD,
+    Card,
+    make_deck,
+    parse_card,
+)
 from ...engine.rules import Abdication, GuardMode, RuleSet, StealRequirement
 from ...engine.scoring import SoloKind
 from ...engine.state import callable_kinds, four_identical
@@ -220,7 +228,7 @@ class DealSampler:
                         held[receiver][card] += 1
                     elif receiver == me and isinstance(seat, int):
                         # 进贡 gives the highest cards: none left above this one
-                        self.caps[seat] = min(self.caps.get(seat, BJ_RANK), card >> 4)
+                        self.caps[seat] = min(self.caps.get(seat, BJ_RANK), RANK_OF[card])
                 elif isinstance(seat, int):
                     _drop_one_each(held[seat])
             elif kind == "candidate":
@@ -475,10 +483,10 @@ class DealSampler:
         returns the rest of the pool."""
         caps = self.caps
         low = min(caps.values())
-        high = sorted((c for c in pool if c >> 4 > low), reverse=True)
-        rest = [c for c in pool if c >> 4 <= low]
+        high = sorted((c for c in pool if RANK_OF[c] > low), reverse=True)
+        rest = [c for c in pool if RANK_OF[c] <= low]
         for card in high:
-            rank = card >> 4
+            rank = RANK_OF[card]
             seats = [s for s in SEATS if s != self.me and slots[s] > 0
                      and caps.get(s, BJ_RANK) >= rank]
             if not seats:
@@ -505,7 +513,7 @@ class DealSampler:
         if seat == self.me:
             return True
         hand = Counter(world.hands[seat]) + played
-        jokers = sum(n for c, n in hand.items() if c >> 4 >= 16)
+        jokers = sum(n for c, n in hand.items() if RANK_OF[c] >= 16)
         return jokers >= 3 and four_identical(hand)
 
     def _can_call(self, world: World) -> bool:
