@@ -20,7 +20,7 @@ from typing import Any, Literal
 from .cards import RANK_OF, Card
 from .rules import RuleSet, Scoring
 
-__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "settle",
+__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "settle", "stake_of",
            "tribute_transfers", "wurenju_outcome"]
 
 SoloKind = Literal["open", "hidden"]
@@ -87,6 +87,19 @@ def decided(out: Sequence[int], emperor: int, guard: int, solo: bool) -> bool:
                                emperor, guard, solo))
 
 
+def stake_of(*, guard_open: bool, solo: SoloKind | None, rebels: Sequence[int],
+             kicks: int) -> int:
+    """The stake multiplier (倍数, docs/rules.md §8.1): 明保 ×2 (not in a solo game,
+    whose ×2 is inside its table), a standing 造反 (two or more rebels) ×2, each
+    standing 踢 ×2.  A failed 造反 doubles one player's score, not the stake.
+
+    >>> stake_of(guard_open=True, solo=None, rebels=(1, 3), kicks=1)
+    8
+    """
+    doublings = (guard_open and solo is None) + (len(rebels) >= 2) + kicks
+    return 1 << doublings
+
+
 def settle(places: Sequence[int | None], emperor: int, guard: int, *,
            rules: RuleSet | None = None, solo: SoloKind | None = None,
            guard_open: bool = False, rebels: Sequence[int] = (),
@@ -116,12 +129,7 @@ def settle(places: Sequence[int | None], emperor: int, guard: int, *,
         for seat in range(5):
             scores[seat] = (side if seat in royal else -side) * factor
         return tuple(scores)
-    stake = 1
-    if guard_open and solo is None:
-        stake *= 2
-    if len(rebels) >= 2:
-        stake *= 2
-    stake *= 2 ** kicks
+    stake = stake_of(guard_open=guard_open, solo=solo, rebels=rebels, kicks=kicks)
     e_place = full[emperor]
     if rules.scoring is Scoring.WURENJU:
         per_rebel = -wurenju_outcome(full, emperor, guard, solo is not None)

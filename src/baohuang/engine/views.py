@@ -13,6 +13,7 @@ from typing import Any, Final, NamedTuple, TypeVar, cast, overload
 
 from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
+from .scoring import stake_of
 from .state import GameState, Stage
 
 __all__ = [
@@ -238,12 +239,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     if len(played) != grew:
         played_cards = tuple(played)
     last = st.last
-    stake = 1
-    if st.guard_open and not st.solo:
-        stake *= 2
-    if len(st.rebels) >= 2:
-        stake *= 2
-    stake *= 2 ** st.kicks
+    stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks)
     hand_counts = _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts)
     rebels = _same_or(tuple(st.rebels), before.rebels)
     out, left = _same_or(tuple(st.out), before.out), _same_or(tuple(st.left), before.left)
