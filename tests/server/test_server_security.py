@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import shared_server
+from server_support import Raw, guests, shared_server
 
 from baohuang.client import Client
 from baohuang.server.harness import ServerProcess
@@ -74,3 +74,61 @@ def test_the_next_deal_cannot_be_computed_from_a_replay(server: ServerProcess) -
     assert practice_replay["practice"] is True and practice_replay["record"]["seed"] == 77000
     assert practising["games"] == 0 and practising["points"] == 0     # unrated
     assert len(rated) == 2
+
+
+# -- 2. seat ownership ------------------------------------------------------------------------
+async def _table_you(raw: Raw, taken: int | None = None) -> dict[str, Any]:
+    """``you`` of the next table message (that shows seat ``taken`` taken)."""
+    while True:
+        message = await raw.recv_type("table")
+        if taken is None or message["table"]["seats"][taken] is not None:
+            return dict(message["you"])
+
+
+def test_a_seat_moved_or_given_up_on_another_socket_is_lost_at_once(
+        server: ServerProcess) -> None:
+    """Two sockets of one user: when one stands up or sits elsewhere, the other holds
+    no seat at once — it cannot act, stand, or read any hand, even once a game runs
+    and somebody else sits where it sat."""
+    async def main() -> None:
+        owner, other = await guests(server.url, 2, "two-sockets")
+        table = await owner.create_table(timeout=60, bots={"2": "random", "3": "random",
+                                                           "4": "random"})
+        first = await Raw.connect(server.url, owner.token)
+        await first.send({"type": "join", "table": table["id"]})
+        assert (await _table_you(first))["seat"] == 0
+        second = await Raw.connect(server.url, owner.token)
+        await second.send({"type": "join", "table": table["id"], "as": "watcher"})
+        assert (await _table_you(second))["seat"] is None
+        # the second socket moves the user's seat: the first one watches now
+        await second.send({"type": "sit", "seat": 1})
+        assert (await _table_you(second))["seat"] == 1
+        assert (await _table_you(first, taken=1)) == {"seat": None, "watcher": True}
+        await first.send({"type": "act", "action": "pass"})
+        assert (await first.recv_type("error"))["code"] == "not_seated"
+        # the user stands up on the first socket: the second one holds nothing now
+        await first.send({"type": "stand"})
+        assert (await _table_you(second)) == {"seat": None, "watcher": True}
+        # it sits again, then someone else fills seat 0 and the game starts
+        await second.send({"type": "sit", "seat": 1})
+        assert (await _table_you(second))["seat"] == 1
+        stranger = await Raw.connect(server.url, other.token)
+        await stranger.send({"type": "join", "table": table["id"]})
+        snapshot = await first.recv_type("snapshot")          # the game started
+        assert snapshot["view"]["seat"] is None and not snapshot["view"]["hand"]
+        mine = await second.recv_type("snapshot")
+        assert mine["view"]["seat"] == 1 and mine["view"]["hand"]
+        for message in ({"type": "act", "action": "pass"}, {"type": "hosted", "on": True},
+                        {"type": "resync", "version": None}):
+            await first.send(message)
+        codes = [(await first.recv_type("error"))["code"] for _ in range(2)]
+        assert codes == ["not_seated", "not_allowed"]
+        again = await first.recv_type("snapshot")
+        assert again["view"]["seat"] is None and not again["view"]["hand"]
+        for message in first.seen:
+            view = message.get("view") or {}
+            assert view.get("seat") is None and not view.get("hand"), message
+        for raw in (first, second, stranger):
+            await raw.close()
+
+    asyncio.run(main())

@@ -74,6 +74,12 @@ class SeatingTable(Protocol):
 
 async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
     """Handle one message of a connection at (or joining) ``table``."""
+    if conn.seat is not None and conn.table is table:
+        seat = table.seats[conn.seat]
+        if seat is None or seat.conn is not conn:
+            # (the seat is no longer this connection's: its user stood up, moved or
+            # came back on another connection; it acts for nothing now)
+            _to_watchers(table, conn)
     if isinstance(msg, Join):
         await join(table, conn, msg)
     elif conn.table is not table:
@@ -246,7 +252,10 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
         if mine is None:
             conn.error("not_seated", "you have no seat", ref)
             return
+        held = table.seats[mine]
         table.seats[mine] = None
+        if held is not None and held.conn is not None and held.conn is not conn:
+            _to_watchers(table, held.conn)        # the user's other socket loses it too
         conn.seat = None
         table.watchers.add(conn)
     else:
@@ -260,7 +269,13 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
                 conn.error("seat_taken", f"seat {msg.seat} is taken", ref)
                 return
             if mine is not None:
-                table.seats[msg.seat], table.seats[mine] = table.seats[mine], None
+                moved = table.seats[mine]
+                assert moved is not None
+                table.seats[msg.seat], table.seats[mine] = moved, None
+                if moved.conn is not None and moved.conn is not conn:
+                    _to_watchers(table, moved.conn)   # the seat goes with this socket
+                moved.conn, moved.away_since = conn, None
+                table.watchers.discard(conn)
             else:
                 table.seats[msg.seat] = Seat(name=user.name, user_id=user.id, conn=conn,
                                             away_since=None)
@@ -299,6 +314,13 @@ async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
         conn.table, conn.seat = None, None
     table.broadcast_table()
     table.schedule()
+
+
+def _to_watchers(table: SeatingTable, conn: Subscriber) -> None:
+    """``conn`` no longer holds a seat: it watches (and is sent the table as such by
+    the broadcast that follows every seating change)."""
+    conn.seat = None
+    table.watchers.add(conn)
 
 
 def _ref(msg: ClientMessage) -> str:
