@@ -126,7 +126,7 @@ def test_a_seat_moved_or_given_up_on_another_socket_is_lost_at_once(
         again = await first.recv_type("snapshot")
         assert again["view"]["seat"] is None and not again["view"]["hand"]
         for message in first.seen:
-            view = message.get("view") or {}
+            view: dict[str, Any] = message.get("view") or {}
             assert view.get("seat") is None and not view.get("hand"), message
         for raw in (first, second, stranger):
             await raw.close()
