@@ -125,9 +125,9 @@ def test_a_seat_moved_or_given_up_on_another_socket_is_lost_at_once(
         assert codes == ["not_seated", "not_allowed"]
         again = await first.recv_type("snapshot")
         assert again["view"]["seat"] is None and not again["view"]["hand"]
-        for message in first.seen:
-            view: dict[str, Any] = message.get("view") or {}
-            assert view.get("seat") is None and not view.get("hand"), message
+        for seen in first.seen:
+            view = seen.get("view") or {}
+            assert view.get("seat") is None and not view.get("hand"), seen
         for raw in (first, second, stranger):
             await raw.close()
 
