@@ -85,3 +85,18 @@ def test_rules_round_trip_through_json(name: str) -> None:
 def test_every_option_has_help() -> None:
     from baohuang.engine.rules import OPTION_HELP
     assert set(OPTION_HELP) == set(RuleSet().to_dict())
+
+
+def test_options_that_only_make_sense_together_change_together() -> None:
+    """From 五人局, card mode without 特画 is one change (one option at a time, the
+    first would be refused: 特画 needs call mode)."""
+    wurenju = RuleSet.preset("wurenju")
+    with pytest.raises(RuleError, match="called_card_high"):
+        wurenju.with_option("guard_mode=card")
+    changed = wurenju.with_options({"guard_mode": "card", "called_card_high": "off"})
+    assert changed.guard_mode is bh.GuardMode.CARD and not changed.called_card_high
+    with pytest.raises(RuleError, match="'kaopia'"):
+        wurenju.with_options({"kaopia": True})
+    with pytest.raises(RuleError, match="takes on/off"):
+        wurenju.with_options({"kaopai": "maybe"})
+

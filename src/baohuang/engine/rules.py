@@ -167,28 +167,27 @@ class RuleSet:
         True
         """
         name, sep, text = assignment.partition("=")
-        name = name.strip().replace("-", "_")
         if not sep:
             raise RuleError(f"option must look like NAME=VALUE, not {assignment!r}")
-        kind = _FIELD_TYPES.get(name)
-        if kind is None:
-            raise RuleError(f"unknown rule option {name!r}")
-        value: Any = text.strip()
-        if kind is bool:
-            low = value.lower()
-            if low in ("1", "true", "on", "yes"):
-                value = True
-            elif low in ("0", "false", "off", "no"):
-                value = False
-            else:
-                raise RuleError(f"rule option {name!r} takes on/off, not {text!r}")
-        elif kind is int:
-            try:
-                value = int(value)
-            except ValueError:
-                raise RuleError(f"rule option {name!r} takes a whole number, "
-                                f"not {text!r}") from None
-        return self.replace(**{name: value})
+        return self.with_options({name: text})
+
+    def with_options(self, options: dict[str, Any]) -> RuleSet:
+        """Apply several options at once (values as given or as text such as
+        ``"on"`` or ``"40"``), so that options which only make sense together can
+        change together.
+
+        >>> wurenju = RuleSet.preset("wurenju")
+        >>> wurenju.with_options({"guard_mode": "card", "called_card_high": "off"}).guard_mode
+        <GuardMode.CARD: 'card'>
+        """
+        changes: dict[str, Any] = {}
+        for raw, value in options.items():
+            name = str(raw).strip().replace("-", "_")
+            kind = _FIELD_TYPES.get(name)
+            if kind is None:
+                raise RuleError(f"unknown rule option {name!r}")
+            changes[name] = _read_value(name, kind, value) if isinstance(value, str) else value
+        return self.replace(**changes)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values, keyed by option name."""
@@ -209,6 +208,24 @@ class RuleSet:
             if rules == self:
                 return name
         return None
+
+
+def _read_value(name: str, kind: Any, text: str) -> Any:
+    """An option's value read from text (booleans: on/off, true/false, yes/no, 1/0)."""
+    value = text.strip()
+    if kind is bool:
+        low = value.lower()
+        if low in ("1", "true", "on", "yes"):
+            return True
+        if low in ("0", "false", "off", "no"):
+            return False
+        raise RuleError(f"rule option {name!r} takes on/off, not {text!r}")
+    if kind is int:
+        try:
+            return int(value)
+        except ValueError:
+            raise RuleError(f"rule option {name!r} takes a whole number, not {text!r}") from None
+    return value
 
 
 _FIELD_TYPES: Final[dict[str, Any]] = {

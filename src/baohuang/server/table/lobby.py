@@ -85,10 +85,8 @@ def check_spec(body: Any) -> TableSpec:
     if not isinstance(options, dict):
         raise LobbyError("bad_rules", "'options' must be an object of option: value")
     try:
-        rules = RuleSet.preset(preset)
-        for name, value in options.items():
-            rules = (rules.with_option(f"{name}={value}") if isinstance(value, str)
-                     else rules.replace(**{name: value}))
+        # all options at once: some only make sense together (特画 and call mode)
+        rules = RuleSet.preset(preset).with_options(options)
         rules = rules.replace(leave_ends_game=False)
     except RuleError as exc:
         raise LobbyError("bad_rules", str(exc)) from None
