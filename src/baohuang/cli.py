@@ -4,8 +4,9 @@ registered here."""
 from __future__ import annotations
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
 
 from .engine.rules import OPTION_HELP, PRESETS
 
@@ -23,16 +24,26 @@ def _root() -> None:
 
 @app.command("rules")
 def rules_command() -> None:
-    """Show every rule option and its value in each preset."""
-    table = Table(title="保皇 rule options / 规则选项")
-    table.add_column("option")
-    for name in PRESETS:
-        table.add_column(name)
-    table.add_column("说明 / meaning")
+    """Show every rule option, its meaning and its value in each preset (规则选项)."""
+    console = Console()
+    names = list(PRESETS)
+    lines: list[RenderableType] = [Text("保皇 rule options / 规则选项", style="bold"),
+             Text("presets / 预设: " + ", ".join(f"{i} {n}" for i, n in enumerate(names, 1))),
+             Text("")]
     for option, (zh, en) in OPTION_HELP.items():
-        values = [str(PRESETS[p].to_dict()[option]) for p in PRESETS]
-        table.add_row(option, *values, f"{zh}\n{en}")
-    Console().print(table)
+        values = [PRESETS[p].to_dict()[option] for p in names]
+        shown = [("on" if v else "off") if isinstance(v, bool) else str(v) for v in values]
+        lines += [Text(option, style="bold cyan"),
+                  Padding(Text(zh), (0, 0, 0, 2)),
+                  Padding(Text(en, style="dim"), (0, 0, 0, 2)),
+                  Padding(Text("   ".join(f"{i} {v}" for i, v in enumerate(shown, 1)),
+                               style="green"), (0, 0, 0, 2))]
+    body = Group(*lines)
+    if console.is_terminal:
+        with console.pager(styles=True):
+            console.print(body)
+    else:
+        console.print(body)
 
 
 # `baohuang tournament` (duplicate tournaments between bots): tournament/cli.py
