@@ -18,6 +18,7 @@ baohuang.engine.rules.RuleError: unknown rule option 'kaopia'
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Any, Final
@@ -166,10 +167,21 @@ class RuleSet:
         >>> RuleSet().with_option("hold_sixes=on").hold_sixes
         True
         """
-        name, sep, text = assignment.partition("=")
-        if not sep:
-            raise RuleError(f"option must look like NAME=VALUE, not {assignment!r}")
-        return self.with_options({name: text})
+        return self.with_assignments([assignment])
+
+    def with_assignments(self, assignments: Sequence[str]) -> RuleSet:
+        """Apply several ``NAME=VALUE`` texts at once (:meth:`with_options`).
+
+        >>> RuleSet.preset("wurenju").with_assignments(
+        ...     ["guard_mode=card", "called_card_high=off"]).preset_name()
+        """
+        options: dict[str, str] = {}
+        for assignment in assignments:
+            name, sep, text = assignment.partition("=")
+            if not sep:
+                raise RuleError(f"option must look like NAME=VALUE, not {assignment!r}")
+            options[name] = text
+        return self.with_options(options)
 
     def with_options(self, options: dict[str, Any]) -> RuleSet:
         """Apply several options at once (values as given or as text such as

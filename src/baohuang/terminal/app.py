@@ -39,7 +39,7 @@ from ..engine.actions import Action, ActionKind
 from ..engine.cards import CardParseError, parse_card, parse_cards
 from ..engine.game import Game
 from ..engine.match import Match
-from ..engine.rules import RuleError, RuleSet
+from ..engine.rules import PRESETS, RuleError, RuleSet
 from ..engine.state import IllegalAction, Stage
 from ..engine.views import View
 from .input import (
@@ -427,16 +427,13 @@ def build_rules(preset: str, options: Sequence[str]) -> RuleSet:
     >>> build_rules("shandong", ["hold_sixes=on"]).hold_sixes
     True
     """
-    rules = RuleSet.preset(preset)
-    for option in options:
-        rules = rules.with_option(option)
-    return rules
+    return RuleSet.preset(preset).with_assignments(options)
 
 
 def play_command(
     rules: Annotated[str, typer.Option(
-        "--rules", help="Rule preset: shandong, lianzhong_classic, lianzhong_simple, "
-        "seed001_216 (see `baohuang rules`).")] = "shandong",
+        "--rules", help=f"Rule preset: {', '.join(PRESETS)} (see `baohuang rules`).")
+    ] = "shandong",
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="Change one rule option, NAME=VALUE (repeatable), e.g. "
         "-o kaopai=on.")] = None,

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..bots.base import UnknownBot
-from ..engine.rules import RuleError, RuleSet
+from ..engine.rules import PRESETS, RuleError, RuleSet
 from .core import FORMATS, Tournament, TournamentError
 from .execute import local, on_ray
 from .stats import ROLES, RoleStats, TournamentReport, inference_row
@@ -104,7 +104,8 @@ def tournament_command(
                                            "a repeated name is labelled name#2).")],
     deals: Annotated[int, typer.Option(min=1, help="Number of deals.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots.")] = 0,
-    rules: Annotated[str, typer.Option(help="Rule preset.")] = "shandong",
+    rules: Annotated[str, typer.Option(
+        help=f"Rule preset: {', '.join(PRESETS)} (see `baohuang rules`).")] = "shandong",
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="Change one rule option: NAME=VALUE (repeatable).")] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 1,
@@ -142,11 +143,10 @@ def tournament_command(
         ruleset = RuleSet.preset(rules)
     except RuleError as exc:
         raise typer.BadParameter(str(exc), param_hint="--rules") from None
-    for text in option or []:
-        try:
-            ruleset = ruleset.with_option(text)
-        except RuleError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--option") from None
+    try:
+        ruleset = ruleset.with_assignments(option or [])
+    except RuleError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--option") from None
     if format not in FORMATS:
         raise typer.BadParameter(f"unknown tournament format {format!r} "
                                  f"(one of: {', '.join(FORMATS)})", param_hint="--format")
