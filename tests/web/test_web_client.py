@@ -629,9 +629,9 @@ def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
         assert "#/t/" in link
         for seat in (2, 3, 4):
             host.locator(f'[data-testid=wait-seat][data-seat="{seat}"] select.bot-pick') \
-                .select_option("hosted")
+                .select_option("random")
             host.wait_for_function(
-                f"() => (window.baohuang.screen.table.seats[{seat}] || {{}}).bot === 'hosted'")
+                f"() => (window.baohuang.screen.table.seats[{seat}] || {{}}).bot === 'random'")
         _shot(host, "waiting-room.png")
         friend.goto("/")
         friend.get_by_test_id("join-code").fill(link)
@@ -929,3 +929,63 @@ def test_a_wurenju_draw_reads_as_a_draw(page: Page) -> None:
     }""")
     assert texts[0].startswith("平局")
     assert texts[1].startswith("Draw")
+
+
+# -- issue 20: a table people enjoy ---------------------------------------------------------
+
+SIZES = {"desktop": (1280, 900), "phone": (390, 844), "small-phone": (360, 740)}
+
+
+def _sized(browser: Browser, server: str, size: str, lang: str | None = None
+           ) -> tuple[Page, list[str]]:
+    width, height = SIZES[size]
+    return _page(browser, server, width, height, lang)
+
+
+def _tall_enough(page: Page, testid: str) -> None:
+    """The control ``testid`` (read at once: the table redraws on every event) is at
+    least 44 px each way."""
+    box = page.evaluate(f"""() => {{
+      const el = document.querySelector('[data-testid={testid}]');
+      if (!el) return null;
+      const r = el.getBoundingClientRect();
+      return {{width: r.width, height: r.height}};
+    }}""")
+    assert box is not None and box["height"] >= 44 and box["width"] >= 44, (testid, box)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser, server: str,
+                                                            size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        page.goto("/")
+        options = page.get_by_test_id("quick-bot").locator("option")
+        values = [o.get_attribute("value") for o in options.all()]
+        assert "hosted" not in values and values[:2] == ["random", "heuristic"]
+        assert [o.inner_text() for o in options.all()][:2] == ["简单", "普通"]
+        assert page.get_by_test_id("quick-bot").input_value() == "heuristic"
+        start_vs_bots(page)
+        levels = page.get_by_test_id("bot-level")
+        assert levels.count() == 4 and {x.inner_text() for x in levels.all()} == {"普通"}
+        assert page.get_by_test_id("hosted-banner").count() == 0
+        page.get_by_test_id("hosted-toggle").click()
+        page.get_by_test_id("hosted-banner").wait_for()
+        page.locator("[data-testid=seat].me [data-testid=hosted-mark]").wait_for()
+        assert page.evaluate("() => window.baohuangChimes") >= 1
+        _tall_enough(page, "take-back")
+        _shot(page, f"hosted-banner-{size}.png")
+        # (the table redraws on every bot move: click the button that is there now)
+        page.evaluate("() => document.querySelector('[data-testid=take-back]').click()")
+        page.get_by_test_id("hosted-banner").wait_for(state="detached")
+        # three more times on and off again, then on: more than three times this game
+        page.evaluate("""() => { const s = window.baohuang.screen;
+          for (let i = 0; i < 3; i++) { s.send({type: 'hosted', on: true});
+                                        s.send({type: 'hosted', on: false}); }
+          s.send({type: 'hosted', on: true}); }""")
+        page.locator("[data-testid=hosted-banner][data-locked=true]").wait_for()
+        assert page.get_by_test_id("take-back").count() == 0
+        assert "不能再取消托管" in page.get_by_test_id("hosted-banner").inner_text()
+        assert errors == []
+    finally:
+        page.context.close()

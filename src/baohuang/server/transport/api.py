@@ -140,7 +140,7 @@ async def quickplay(request: Request) -> Response:
     if user is None:
         return error(401, "login_required", "playing needs a session")
     body = await _body(request)
-    bots = body.pop("bots", "hosted")
+    bots = body.pop("bots", "heuristic")
     if isinstance(bots, str):
         bots = [bots] * 4
     if not isinstance(bots, list) or len(bots) != 4:

@@ -2,6 +2,7 @@
 import { clear, focusedId, free, h, refocus } from './dom.js';
 import { getLang, t } from './i18n.js';
 import { ApiError, get, post } from './api.js';
+import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
 
 export function errorText(err) {
   if (err instanceof ApiError && err.code) {
@@ -197,7 +198,7 @@ export class LobbyScreen {
     this.formValues = readForm(this.root) || this.formValues;
     clear(this.root);
     const user = this.app.user;
-    const bots = (this.rules && this.rules.bots) || this.app.bots || ['hosted'];
+    const bots = opponentBots((this.rules && this.rules.bots) || this.app.bots);
     this.root.appendChild(h('div', { class: 'lobby' },
       h('section', { class: 'panel hero' },
         h('h1', {}, t('lobby_title')),
@@ -205,7 +206,8 @@ export class LobbyScreen {
         h('button', { class: 'btn huge primary', testid: 'play-vs-bots', disabled: this.busy,
           onclick: () => this.playVsBots() }, t('btn_play_vs_bots')),
         h('label', { class: 'inline' }, t('quick_bots'), ' ',
-          h('select', { id: 'quick-bot' }, bots.map((b) => h('option', { value: b }, botLabel(b))))),
+          h('select', { id: 'quick-bot', testid: 'quick-bot' }, bots.map((b) => h('option',
+            { value: b, selected: b === DEFAULT_BOT }, botLabel(b))))),
         this.error ? h('p', { class: 'message bad', testid: 'lobby-error', role: 'alert' }, this.error) : null),
       h('section', { class: 'panel account', testid: 'account' },
         h('h2', {}, t('account_title')),
@@ -302,7 +304,7 @@ export class LobbyScreen {
     const optionsBox = h('div', { class: 'options', onchange: () => applyOptionNeeds(optionsBox) },
       optionRows(startPreset, kept));
     applyOptionNeeds(optionsBox);
-    const bots = rules.bots || ['hosted'];
+    const bots = opponentBots(rules.bots);
     const v = kept || {};
     return h('form', { class: 'create-form', testid: 'create-form',
       onsubmit: (ev) => this.createTable(ev) },
@@ -331,7 +333,8 @@ export class LobbyScreen {
       h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots',
         checked: Boolean(v.fill_bots) }), t('fill_bots_label')),
       h('select', { name: 'bot_kind', 'aria-label': t('bot_pick') },
-        bots.map((b) => h('option', { value: b, selected: b === v.bot_kind }, botLabel(b))))),
+        bots.map((b) => h('option', { value: b,
+          selected: b === (v.bot_kind || DEFAULT_BOT) }, botLabel(b))))),
     this.createError ? h('p', { class: 'message bad', testid: 'create-error', role: 'alert' },
       this.createError) : null,
     h('button', { class: 'btn primary', type: 'submit', testid: 'create-table' },
@@ -360,11 +363,7 @@ function readForm(root) {
   return out;
 }
 
-export function botLabel(name) {
-  const key = `bot_${name}`;
-  const text = t(key);
-  return text === key ? name : text;
-}
+export const botLabel = botLevel;
 
 function optionLabel(name, spec) {
   const key = `opt_${name}`;

@@ -10,11 +10,29 @@ export function seatInfo(table, seat) {
     name: raw.name || null,
     bot: raw.bot || null,
     hosted: Boolean(raw.hosted),
-    hostedLocked: Boolean(raw.hosted_locked),
+    hostedLocked: Boolean(raw.locked),
+    hostedCount: raw.hosted_count || 0,
     connected: raw.connected !== false,
     empty: !raw.name && !raw.bot,
     userId: raw.user_id ?? raw.user ?? null,
   };
+}
+
+// The bots offered as opponents, weakest first, each named by its strength; the
+// pass-only 托管 policy (bot "hosted") plays for absent people and is never offered.
+export const BOT_LEVELS = ['random', 'heuristic', 'search'];
+export const DEFAULT_BOT = 'heuristic';
+
+export function opponentBots(known) {
+  const names = known || BOT_LEVELS;
+  const offered = BOT_LEVELS.filter((b) => names.includes(b));
+  return offered.length ? offered : names.filter((b) => b !== 'hosted');
+}
+
+export function botLevel(name) {
+  const key = `bot_${name}`;
+  const text = t(key);
+  return text === key ? name : text;
 }
 
 export function seatLabel(table, seat) {

@@ -6,7 +6,7 @@ import {
   checkSelection, indexesFor, nextOfRank, parseCard, playActions, rankForKey, readView,
 } from './cards.js';
 import { renderTable } from './tableview.js';
-import { seatInfo, seatLabel, isRoleStage } from './model.js';
+import { opponentBots, seatInfo, seatLabel, isRoleStage } from './model.js';
 import { get, post } from './api.js';
 import { scoreSheet } from './scoresheet.js';
 
@@ -79,11 +79,14 @@ export class TableScreen {
       case 'hello':
         if (msg.user) this.app.setUser(msg.user);
         return;
-      case 'table':
+      case 'table': {
+        const wasHosted = this.myHosted();
         this.table = msg.table;
         this.deadline = msg.table.deadline ?? null;
         if (msg.you) this.you = msg.you;
+        if (!wasHosted && this.myHosted()) chime();
         break;
+      }
       case 'snapshot':
         this.startView(msg);
         break;
@@ -214,8 +217,24 @@ export class TableScreen {
     this.render();
   }
 
+  mySeat() {
+    return this.view && this.view.seat !== null && this.view.seat !== undefined
+      ? this.view.seat : this.you.seat;
+  }
+
+  myHosted() {
+    const seat = this.mySeat();
+    if (seat === null || seat === undefined || !this.table) return false;
+    return seatInfo(this.table, seat).hosted;
+  }
+
   hosted() {
-    const info = seatInfo(this.table, this.view ? this.view.seat : this.you.seat);
+    const info = seatInfo(this.table, this.mySeat());
+    if (info.hosted && info.hostedLocked) {
+      this.message = { key: 'hosted_banner_locked', cls: 'bad' };
+      this.render();
+      return;
+    }
     this.send({ type: 'hosted', on: !info.hosted });
   }
 
@@ -267,6 +286,11 @@ export class TableScreen {
     }
     const v = this.view;
     if (!v || v.seat === null || v.seat === undefined) return;
+    if ((ev.key === 't' || ev.key === 'T') && v.stage !== 'over' && this.myHosted()) {
+      ev.preventDefault();
+      this.hosted();
+      return;
+    }
     if (isRoleStage(v.stage) && v.to_act === v.seat) {
       if (/^[1-9]$/.test(ev.key)) {
         const btn = this.root.querySelector(`[data-testid="decision"][data-key="${ev.key}"]`);
@@ -350,6 +374,7 @@ export class TableScreen {
       hideScore: this.scoreHidden,
       openHands: this.view.stage === 'over' ? this.view.hands : null,
       logOpen: this.logOpen,
+      keyboard: hasKeyboard(),
       timerLeft: (seat) => this.timerLeft(seat),
       extraInfo: this.extraInfo(),
       on: {
@@ -433,7 +458,7 @@ export class TableScreen {
           onchange: (e) => {
             if (e.target.value) this.send({ type: 'add_bot', seat: s, bot: e.target.value });
           } }, h('option', { value: '' }, t('btn_add_bot')),
-        (this.app.bots || ['hosted']).map((b) => h('option', { value: b }, botName(b)))));
+        opponentBots(this.app.bots).map((b) => h('option', { value: b }, botName(b)))));
       } else if (info.bot && tbl.status === 'open') {
         buttons.push(h('button', { class: 'btn small',
           onclick: () => this.send({ type: 'remove_bot', seat: s }) }, t('btn_remove_bot')));
@@ -460,6 +485,36 @@ export class TableScreen {
           onclick: () => this.send({ type: 'start' }) }, t('btn_start')) : null,
       this.message ? h('div', { class: 'message bad' }, t(this.message.key)) : null);
   }
+}
+
+// Is there a fine pointer (a mouse, so most likely a keyboard too)?  Keyboard help
+// is shown only then.
+export function hasKeyboard() {
+  return !window.matchMedia || window.matchMedia('(pointer: fine)').matches;
+}
+
+// A short two-note chime (going on 托管); silent where audio is not allowed yet.
+let audio = null;
+export function chime(freqs = [660, 440]) {
+  if (localStorage.getItem('bh_sound') === 'off') return;
+  window.baohuangChimes = (window.baohuangChimes || 0) + 1;
+  try {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    audio = audio || new Ctx();
+    if (audio.state === 'suspended') audio.resume().catch(() => {});
+    freqs.forEach((f, i) => {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      const start = audio.currentTime + i * 0.14;
+      osc.frequency.value = f;
+      gain.gain.setValueAtTime(0.08, start);
+      gain.gain.exponentialRampToValueAtTime(0.001, start + 0.13);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(start);
+      osc.stop(start + 0.14);
+    });
+  } catch { /* no sound then */ }
 }
 
 function botName(name) {

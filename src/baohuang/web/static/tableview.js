@@ -6,7 +6,7 @@ import { HOE, ROBOT, cardEl, cardName, cardRow } from './cardview.js';
 import { checkSelection, groupHand } from './cards.js';
 import { decisionDialog } from './decisions.js';
 import {
-  isRoleStage, placeOf, relPos, roleBadges, roundActions, seatInfo, seatLabel, tributes,
+  botLevel, isRoleStage, placeOf, relPos, roleBadges, roundActions, seatInfo, seatLabel, tributes,
 } from './model.js';
 import { scoreSheet } from './scoresheet.js';
 import { describeEvent } from './events.js';
@@ -29,7 +29,27 @@ export function renderTable(ctx) {
     seatPanel(ctx, watching ? 0 : me, round),
     watching ? null : controls(ctx),
     watching ? null : handArea(ctx));
-  return h('div', { class: 'table-view' }, infoBar(ctx), felt, bottom, eventLog(ctx));
+  return h('div', { class: 'table-view' }, hostedBanner(ctx), infoBar(ctx), felt, bottom,
+    eventLog(ctx));
+}
+
+// A seated player on 托管 sees it at once, with one button to take it back (docs/rules.md §10).
+function hostedBanner(ctx) {
+  const { view } = ctx;
+  if (ctx.readonly || view.seat === null || view.seat === undefined || view.stage === 'over') {
+    return null;
+  }
+  const info = seatInfo(ctx.table, view.seat);
+  if (!info.hosted) return null;
+  const left = (view.left || []).includes(view.seat);
+  const key = left ? 'hosted_banner_left' : info.hostedLocked ? 'hosted_banner_locked'
+    : 'hosted_banner';
+  return h('div', { class: 'hosted-banner', testid: 'hosted-banner', role: 'alert',
+    'data-locked': info.hostedLocked ? 'true' : 'false' },
+  h('span', { class: 'hosted-text' }, t(key)),
+  info.hostedLocked ? null : h('button', { class: 'btn primary take-back', testid: 'take-back',
+    onclick: ctx.on.hosted }, t('btn_take_back')),
+  info.hostedLocked || !ctx.keyboard ? null : h('span', { class: 'key-help' }, t('hosted_keys')));
 }
 
 function eventLog(ctx) {
@@ -100,6 +120,10 @@ function seatPanel(ctx, seat, round) {
   if (info.hosted) {
     badges.push(h('span', { class: 'badge hosted', 'data-badge': 'hosted', testid: 'hosted-mark' },
       t('badge_hosted')));
+  }
+  if (info.bot && info.bot !== 'hosted') {
+    badges.push(h('span', { class: 'badge botlevel', 'data-badge': 'level', testid: 'bot-level' },
+      botLevel(info.bot)));
   }
   if ((view.left || []).includes(seat)) {
     badges.push(h('span', { class: 'badge left' }, t('badge_left')));
@@ -196,6 +220,9 @@ function controls(ctx) {
         'aria-pressed': hosted ? 'true' : 'false', onclick: ctx.on.hosted,
         disabled: view.stage === 'over', title: t('hosted_help') },
       hosted ? t('btn_hosted_off') : t('btn_hosted_on')));
+    if (hosted && seatInfo(ctx.table, view.seat).hostedLocked) {
+      buttons[buttons.length - 1].disabled = true;
+    }
   }
   let message = null;
   if (ctx.message) {

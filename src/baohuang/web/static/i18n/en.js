@@ -116,11 +116,11 @@ export default {
   val_scoring_placement: 'placement points',
   val_scoring_wurenju: 'win / draw / loss',
 
-  bot_hosted: 'Auto-play (cautious)',
-  bot_random: 'Random',
-  bot_heuristic: 'Heuristic',
+  bot_hosted: 'Auto-play',
+  bot_random: 'Easy',
+  bot_heuristic: 'Normal',
   bot_greedy: 'Greedy',
-  bot_search: 'Search',
+  bot_search: 'Hard',
   bot_name: 'Bot {n}',
 
   // table
@@ -194,6 +194,11 @@ export default {
   btn_pass: 'Pass',
   btn_play: 'Play',
   btn_ask_lead: 'Ask to lead',
+  hosted_banner: 'You are on auto-play: it leads your smallest single and passes otherwise',
+  hosted_banner_locked: 'On auto-play more than three times this game: it cannot be taken off',
+  hosted_banner_left: 'You left this game; auto-play plays your seat',
+  btn_take_back: 'Take back control',
+  hosted_keys: 'Press T to take back control',
   btn_hosted_on: 'Auto-play',
   btn_hosted_off: 'Stop auto-play',
   hint_help: 'Cycle through the plays you can make (H)',

@@ -116,11 +116,11 @@ export default {
   val_scoring_placement: '名次计分',
   val_scoring_wurenju: '五人局胜平负',
 
-  bot_hosted: '托管（最稳妥）',
-  bot_random: '随机',
-  bot_heuristic: '经验型',
+  bot_hosted: '托管',
+  bot_random: '简单',
+  bot_heuristic: '普通',
   bot_greedy: '贪心型',
-  bot_search: '搜索型',
+  bot_search: '困难',
   bot_name: '电脑{n}',
 
   // table
@@ -194,6 +194,11 @@ export default {
   btn_pass: '不要',
   btn_play: '出牌',
   btn_ask_lead: '申请接风',
+  hosted_banner: '你正在托管：电脑替你出牌（领牌出最小单张，跟牌一律不要）',
+  hosted_banner_locked: '本局已托管超过三次，不能再取消托管',
+  hosted_banner_left: '你已离开本局，由托管代打',
+  btn_take_back: '取消托管',
+  hosted_keys: '按 T 取消托管',
   btn_hosted_on: '托管',
   btn_hosted_off: '取消托管',
   hint_help: '依次显示可以出的牌（H）',
