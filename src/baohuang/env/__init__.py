@@ -1,0 +1,33 @@
+"""Learning environments for 保皇: PettingZoo (``baohuang_v0``), Gymnasium
+(:class:`BaohuangGymEnv`), and the action and observation encodings they share
+(``docs/rl.md``).  Needs the ``rl`` extra: ``pip install 'baohuang[rl]'``."""
+
+from __future__ import annotations
+
+try:
+    import gymnasium  # noqa: F401
+    import numpy  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError as exc:                       # pragma: no cover - without the extra
+    raise ImportError(f"baohuang.env needs numpy, gymnasium and pettingzoo ({exc.name} is "
+                      "missing): pip install 'baohuang[rl]'") from exc
+
+from . import baohuang_v0
+from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, encode, legal_mask
+from .gym_env import BaohuangGymEnv
+from .observation import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, observe
+
+__all__ = [
+    "N_ACTIONS",
+    "OBS_LAYOUT",
+    "OBS_SIZE",
+    "ActionEncoder",
+    "BaohuangGymEnv",
+    "IllegalActionIndex",
+    "ObservationEncoder",
+    "baohuang_v0",
+    "decode",
+    "encode",
+    "legal_mask",
+    "observe",
+]

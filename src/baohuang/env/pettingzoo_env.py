@@ -1,0 +1,197 @@
+"""A PettingZoo AEC environment: five agents ``player_0`` … ``player_4`` (seats 0–4).
+
+>>> from baohuang.env import baohuang_v0
+>>> env = baohuang_v0.env(preset="shandong")
+>>> env.reset(seed=1)
+>>> for agent in env.agent_iter():
+...     observation, reward, termination, truncation, info = env.last()
+...     action = None if termination or truncation else \\
+...         env.action_space(agent).sample(observation["action_mask"])
+...     env.step(action)
+>>> sorted(env.unwrapped.game.result.scores) == sorted(env.unwrapped.final_scores)
+True
+
+Each agent's observation is ``{"observation": …, "action_mask": …}``: the vector of
+:mod:`baohuang.env.observation`, built from that seat's view only, and a 0/1 mask over
+the fixed action space of :mod:`baohuang.env.actions` (all 0 when the agent is not the
+one to act).  Rewards are the game's scores (``game.result.scores``) when it ends,
+0 before.  With ``matches=True`` an episode is a :class:`baohuang.Match` of ``games``
+games (tribute across games when the rules have it): each game's scores are rewarded
+when it ends, and the episode ends with the match.
+
+``agent_selection`` is the seat the engine asks.  At the ``guard`` stage that is the
+Guard deciding 明保/暗保, which the other seats' observations do not show: a learner
+must not feed ``agent_selection`` to a policy as if it were part of an observation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+import baohuang as bh
+
+from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex
+from .observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
+
+__all__ = ["env", "raw_env"]
+
+AGENTS = tuple(f"player_{seat}" for seat in range(5))
+
+
+def make_rules(preset: str | bh.RuleSet = "shandong", **options: Any) -> bh.RuleSet:
+    """A preset (or rule set) with rule options set on top (``kaopai=True``…)."""
+    rules = preset if isinstance(preset, bh.RuleSet) else bh.RuleSet.preset(preset)
+    return rules.replace(**options) if options else rules
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
+    """保皇 for five agents.  ``preset``: a name of ``bh.PRESETS`` (or a
+    ``bh.RuleSet``); ``**options``: rule options on top of it; ``matches``,
+    ``games``: an episode is a match of ``games`` games."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "baohuang_v0",
+                                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, preset: str | bh.RuleSet = "shandong", *, render_mode: str | None = None,
+                 matches: bool = False, games: int = 4, **options: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if games < 1:
+            raise ValueError("a match has at least one game")
+        self.rules = make_rules(preset, **options)
+        self.render_mode = render_mode
+        self.matches = matches
+        self.games = games if matches else 1
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        observation_space = spaces.Dict({
+            "observation": spaces.Box(low=np.zeros(OBS_SIZE, dtype=np.float32),
+                                      high=OBS_HIGH, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(N_ACTIONS,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: observation_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self._observations = ObservationEncoder()
+        self._actions = ActionEncoder()
+        self.np_random, _ = seeding.np_random(None)
+        self.match: bh.Match | None = None
+        self.game = bh.Game.new(self.rules, 0)
+        self.final_scores: tuple[int, ...] = ()
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # -- episode -------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        deal_seed = int(self.np_random.integers(2**31))
+        if self.matches:
+            self.match = bh.Match(self.rules, seed=deal_seed, games=self.games)
+            self.game = self.match.game
+        else:
+            self.game = bh.Game.new(self.rules, deal_seed)
+        self._observations.reset()
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
+        self.final_scores = ()
+        self._select()
+
+    def _select(self) -> None:
+        seat = self.game.to_act
+        if seat is not None:
+            self.agent_selection = AGENTS[seat]
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        seat = AGENTS.index(agent)
+        view = self.game.view(seat)
+        mask = (self._actions.mask(view) if view.legal_actions
+                else np.zeros(N_ACTIONS, dtype=np.int8))
+        return {"observation": self._observations.encode(view), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionIndex(-1, f"{agent} must act: an action index, not None")
+        game = self.game
+        seat = game.to_act
+        assert seat is not None and AGENTS[seat] == agent
+        view = game.view(seat)
+        game.apply(self._actions.decode(int(action), view))
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in AGENTS}
+        if game.is_over:
+            result = game.result
+            assert result is not None
+            self.rewards = {a: float(s) for a, s in zip(AGENTS, result.scores, strict=True)}
+            self.final_scores = tuple(result.scores)
+            if self.match is not None and self.match.advance() and not self.match.is_over:
+                self.game = self.match.game
+                self._observations.reset()
+            else:
+                self.terminations = {a: True for a in AGENTS}
+        self._select()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # -- text ------------------------------------------------------------------------
+    def render(self) -> str | None:
+        """One line: stage, seat to act, roles, stake, cards held, the play to beat."""
+        if self.render_mode is None:
+            from gymnasium import logger
+            logger.warn("render() called without a render_mode (human or ansi)")
+            return None
+        text = describe_game(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def describe_game(game: bh.Game) -> str:
+    """A one-line text of a game as the public sees it (a spectator's view)."""
+    view = game.view(None)
+    parts = [view.stage.value]
+    if game.is_over and game.result is not None:
+        parts.append("scores " + " ".join(f"{s:+d}" for s in game.result.scores))
+    elif game.to_act is not None:
+        parts.append(f"seat {game.to_act} to act")
+    if view.emperor is not None:
+        parts.append(f"emperor {view.emperor}")
+    if view.called is not None:
+        parts.append(f"called {view.called}")
+    parts.append(f"stake {view.stake}")
+    parts.append("cards " + " ".join(str(n) for n in view.hand_counts))
+    if view.last_play is not None:
+        seat, cards = view.last_play
+        parts.append(f"to beat: seat {seat} {bh.format_cards(cards)}")
+    return " · ".join(parts)
+
+
+def env(preset: str | bh.RuleSet = "shandong", **kwargs: Any) -> AECEnv:
+    """:class:`raw_env` in PettingZoo's usual wrappers (action bounds, call order)."""
+    wrapped = raw_env(preset, **kwargs)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
