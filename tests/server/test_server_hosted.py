@@ -234,7 +234,49 @@ def test_all_five_on_hosted_is_not_scored_and_dissolves(server: ServerProcess) -
     for over in overs:
         assert over["scored"] is False and over["totals"] == [0] * 5
         assert over["match"]["over"] and over["match"]["status"] == "dissolved"
+        assert over["match"]["reason"] == "hosted" and over["match"]["hosted"] == [0, 1, 2, 3, 4]
     assert all(u["games"] == 0 and u["points"] == 0 for u in users)
+
+
+def test_a_dissolved_match_says_why_and_the_same_players_start_a_new_one(
+        server: ServerProcess) -> None:
+    async def main() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]],
+                              dict[str, Any], list[int]]:
+        clients = await guests(server.url, 2, "again")
+        table = await clients[0].create_table(practice=True, seed=8, timeout=60, games=3,
+                                              bots={"2": "random", "3": "random",
+                                                    "4": "random"})
+        raws = [await Raw.connect(server.url, c.token) for c in clients]
+        for raw in raws:           # seat 0, then seat 1
+            await raw.send({"type": "join", "table": table["id"]})
+            await raw.recv_type("table")
+        await raws[1].recv_type("snapshot")
+        await raws[1].send({"type": "hosted", "on": True})
+        await raw_play(raws[0])
+        over = next(m for m in raws[0].seen if m["type"] == "game_over")
+        state = await raws[0].recv_type("table")
+        firsts = [await c.request("POST", f"/api/tables/{table['id']}/rematch", {})
+                  for c in clients]
+        told = await raws[1].recv_type("table")
+        while told["table"]["rematch"] is None:
+            told = await raws[1].recv_type("table")
+        ids = [c.user["id"] for c in clients if c.user is not None]
+        return over, state["table"], firsts, told["table"], ids
+
+    over, state, firsts, told, ids = asyncio.run(main())
+    assert over["match"] == {"games": 3, "played": 1, "over": True, "status": "dissolved",
+                             "reason": "hosted", "hosted": [1]}
+    assert over["scored"] is True
+    assert state["status"] == "dissolved" and state["games_played"] == 1
+    assert state["dissolved"] == {"reason": "hosted", "seats": [1]}
+    assert state["last_scored"] is True
+    assert firsts[0]["id"] == firsts[1]["id"] != state["id"]
+    assert [f["seat"] for f in firsts] == [0, 1]
+    new = firsts[0]["table"]
+    assert new["games"] == 3 and new["practice"] and new["totals"] == [0] * 5
+    assert [s["user_id"] for s in new["seats"][:2]] == ids
+    assert [s["bot"] for s in new["seats"][2:]] == ["random"] * 3
+    assert told["rematch"] == {"id": new["id"], "code": new["code"]}
 
 
 def test_a_timeout_of_the_guard_is_not_shown_while_the_guard_decides(

@@ -989,3 +989,80 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser, se
         assert errors == []
     finally:
         page.context.close()
+
+
+def _quickplay(page: Page, name: str, **body: Any) -> None:
+    """A quickplay table made from the lobby's page (as ``name``), opened in the page."""
+    page.goto("/")
+    page.get_by_test_id("create-form").wait_for()
+    page.evaluate(f"""async () => {{
+      const api = await import('/api.js');
+      await window.baohuang.ensureUser({json.dumps(name)});
+      const res = await api.post('/api/quickplay', {json.dumps(body)});
+      location.hash = `#/t/${{res.id}}`;
+    }}""")
+    page.get_by_test_id("hand").wait_for()
+    page.wait_for_function("() => window.baohuang.screen.view")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_dissolved_match_says_why_and_starts_again_in_one_click(browser: Browser, server: str,
+                                                                  size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Wang", games=2, bots="random", practice=True, seed=31)
+        assert page.get_by_test_id("match-status").inner_text() == "第 1/2 局"
+        page.get_by_test_id("hosted-toggle").click()
+        sheet = page.get_by_test_id("score-sheet")
+        sheet.wait_for(timeout=GAME_SECONDS * 1000)
+        dissolved = page.get_by_test_id("match-dissolved")
+        dissolved.wait_for()
+        assert "比赛已解散" in dissolved.inner_text() and "Wang" in dissolved.inner_text()
+        assert page.get_by_test_id("next-soon").count() == 0
+        assert page.get_by_test_id("match-line").count() == 0      # no "已打 1/2 局"
+        page.wait_for_function("() => window.baohuang.screen.table.status === 'dissolved'")
+        assert page.get_by_test_id("match-status").inner_text() == "比赛已解散"
+        _shot(page, f"match-dissolved-{size}.png")
+        old = page.evaluate("() => window.baohuang.screen.table.id")
+        page.reload()                   # after a reload the table still says why
+        page.get_by_test_id("match-dissolved").wait_for()
+        assert "Wang" in page.get_by_test_id("match-dissolved").inner_text()
+        again = page.get_by_test_id("again")
+        assert again.inner_text() == "再来一场"
+        _tall_enough(page, "again")
+        again.click()
+        page.wait_for_function(f"() => !location.hash.includes({json.dumps(old)})")
+        page.get_by_test_id("hand").wait_for()
+        page.wait_for_function(f"""() => {{ const s = window.baohuang.screen;
+          return s.view && s.table && s.table.id !== {json.dumps(old)}; }}""")
+        table = page.evaluate("() => window.baohuang.screen.table")
+        assert table["games"] == 2 and table["status"] == "playing"
+        assert [s["bot"] for s in table["seats"][1:]] == ["random"] * 4
+        assert page.get_by_test_id("match-status").inner_text() == "第 1/2 局"
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_an_unscored_game_reads_as_unscored(page: Page) -> None:
+    page.goto("/")
+    page.get_by_test_id("create-form").wait_for()
+    texts = page.evaluate("""async () => {
+      const { scoreSheet } = await import('/scoresheet.js');
+      const i18n = await import('/i18n.js');
+      const view = {seat: 0, stake: 2, rebels: [], result: {
+        scores: [4, -1, -1, -1, -1], places: [1, 2, 3, 4, 5], emperor: 0, guard: 2,
+        solo: null, royal_won: true, left: null}};
+      const gameOver = {scored: false, totals: [0, 0, 0, 0, 0], match: {games: 3, played: 1,
+        over: true, status: 'dissolved', reason: 'hosted', hosted: [0, 1, 2, 3, 4]}};
+      const out = [];
+      for (const lang of ['zh', 'en']) {
+        i18n.setLang(lang);
+        const el = scoreSheet({view, table: null, gameOver, on: {}});
+        out.push([el.querySelector('[data-testid=unscored]').innerText,
+                  el.querySelector('[data-testid=match-dissolved]').innerText]);
+      }
+      return out;
+    }""")
+    assert texts[0][0] == "本局不计分：五家都在托管" and "比赛已解散" in texts[0][1]
+    assert texts[1][0].startswith("Not scored") and "Match dissolved" in texts[1][1]

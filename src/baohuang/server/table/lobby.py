@@ -159,10 +159,12 @@ class Lobby:
                 return code
 
     async def create(self, owner: UserRecord | None, spec: TableSpec,
-                     sit_owner: bool = False) -> Table:
-        """A new table (stored, its actor running)."""
+                     sit_owner: bool = False, people: dict[int, Seat] | None = None) -> Table:
+        """A new table (stored, its actor running), with ``people`` in their seats."""
         table_id = secrets.token_hex(5)
-        seed = spec.seed if spec.seed is not None else new_seed()
+        # (a practice table deals its games from seed + index: a 31-bit seed leaves room)
+        seed = spec.seed if spec.seed is not None else \
+            secrets.randbelow(2**31) if spec.practice else new_seed()
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
                             spec.autostart, time.time(), spec.practice)
@@ -171,6 +173,8 @@ class Lobby:
             seats[seat] = Seat.for_bot(bot, seed + seat)
         if sit_owner and owner is not None:
             seats[0] = Seat(name=owner.name, user_id=owner.id)
+        for seat, person in (people or {}).items():
+            seats[seat] = person
         table = Table(settings, seats, self.storage, self.config)
         await self.storage.insert_table({
             "id": table_id, "code": settings.code, "owner": settings.owner,
@@ -182,6 +186,31 @@ class Lobby:
         self._add(table)
         table.start()
         return table
+
+    async def rematch(self, table: Table, user: UserRecord) -> Table:
+        """A new match for the same players once ``table``'s match is over (finished or
+        dissolved): the same settings, everyone in the same seat, the bots too. Every
+        player who asks gets the same new table; the old table tells its connections."""
+        if table.status not in ("finished", "dissolved"):
+            raise LobbyError("not_over", "a new match starts once this one is over")
+        if table.seat_of(user.id) is None:
+            raise LobbyError("not_seated", "only the table's players start a new match")
+        if table.rematch is not None:
+            existing = self.tables.get(table.rematch["id"])
+            if existing is not None:
+                return existing
+        s = table.settings
+        bots = {i: seat.bot for i, seat in enumerate(table.seats)
+                if seat is not None and seat.bot is not None}
+        people = {i: Seat(name=seat.name, user_id=seat.user_id)
+                  for i, seat in enumerate(table.seats)
+                  if seat is not None and seat.bot is None}
+        spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,
+                         s.practice)
+        new = await self.create(user, spec, people=people)      # its owner: who asked
+        table.rematch = {"id": new.id, "code": new.settings.code}
+        table.broadcast_table()
+        return new
 
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table

@@ -30,6 +30,8 @@ class Settlement:
     scored: bool
     totals: list[int]
     status: str
+    #: the seats of people still on 托管 when the game ended (they dissolve a match)
+    hosted: list[int]
     players: list[dict[str, Any]]
     updates: list[dict[str, Any]]
     rate: RateGame | None
@@ -43,7 +45,8 @@ def settle(result: Result, seats: Sequence[Seat | None], *, grace: float,
     status were ``totals`` and ``status``.  Not ``rated`` (a practice table): the
     users' points, games, wins, leaves and ratings stay as they are."""
     scored = not all(s is not None and s.auto(grace) for s in seats)
-    on_hosted = any(s is not None and not s.is_bot and s.auto(grace) for s in seats)
+    hosted = [i for i, s in enumerate(seats) if s is not None and not s.is_bot and s.auto(grace)]
+    on_hosted = bool(hosted)
     players: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
     for index, seat in enumerate(seats):
@@ -66,7 +69,7 @@ def settle(result: Result, seats: Sequence[Seat | None], *, grace: float,
         status = "finished"
     elif on_hosted:
         status = "dissolved"      # a game ended with a seat on 托管
-    return Settlement(result, scored, new_totals, status, players, updates, rate)
+    return Settlement(result, scored, new_totals, status, hosted, players, updates, rate)
 
 
 async def record_result(storage: Storage, settled: Settlement, *, game_id: int,

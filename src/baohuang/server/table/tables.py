@@ -79,6 +79,12 @@ class Table:
         self._shown: list[render.Parts | None] = [None] * 6
         self._hidden_pending = False      # a seat's 托管 change is hidden until the Guard decided
         self._recovering = False
+        #: why the match ended early: the seats still on 托管 when a game ended
+        self.dissolved_by: list[int] = []
+        #: whether the last finished game was scored (``None``: none finished yet)
+        self.last_scored: bool | None = None
+        #: the table the same players moved on to (``{"id", "code"}``) after the match
+        self.rematch: dict[str, str] | None = None
 
     # -- the actor ------------------------------------------------------------------------
     @property
@@ -216,6 +222,8 @@ class Table:
                          totals=self.totals, status=self.status, played=self.index + 1,
                          games=self.settings.games, rated=not self.settings.practice)
         self.totals, self.status = settled.totals, settled.status
+        self.last_scored = settled.scored
+        self.dissolved_by = settled.hosted if self.status == "dissolved" else []
         await record_result(self.storage, settled, game_id=self.game_ids[-1], table_id=self.id,
                             hosted=self.hosted_json())
         if self.status != "playing":
@@ -236,7 +244,8 @@ class Table:
         return render.game_over(game, base=self.base, index=self.index,
                                 scored=self.scored(), totals=self.totals,
                                 games=self.settings.games, played=self.index + 1,
-                                over=self.status != "playing", status=self.status)
+                                over=self.status != "playing", status=self.status,
+                                hosted=self.dissolved_by)
 
     def scored(self) -> bool:
         return not all(s is not None and s.auto(self.config.away_grace) for s in self.seats)
@@ -452,7 +461,10 @@ class Table:
                 "games_played": self.index + (1 if game is not None and game.is_over else 0)
                 if self.match is not None else 0,
                 "totals": list(self.totals), "deadline": self.deadline(),
-                "created": s.created}
+                "created": s.created,
+                "dissolved": {"reason": "hosted", "seats": list(self.dissolved_by)}
+                if self.status == "dissolved" else None,
+                "last_scored": self.last_scored, "rematch": self.rematch}
 
     def send_table(self, conn: Subscriber) -> None:
         conn.send_json({"type": "table", "table": self.table_json(conn.seat),

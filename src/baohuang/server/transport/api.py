@@ -152,6 +152,19 @@ async def quickplay(request: Request) -> Response:
                          "table": table.table_json(None)}, status_code=201)
 
 
+async def rematch(request: Request) -> Response:
+    user = await session_user(request)
+    if user is None:
+        return error(401, "login_required", "playing needs a session")
+    lobby = server_state(request).lobby
+    table = lobby.get(request.path_params["key"])
+    if table is None:
+        return error(404, "not_found", f"no table {request.path_params['key'][:40]!r}")
+    new = await lobby.rematch(table, user)
+    return JSONResponse({"id": new.id, "code": new.settings.code, "seat": new.seat_of(user.id),
+                         "table": new.table_json(None)}, status_code=201)
+
+
 async def table_detail(request: Request) -> Response:
     table = server_state(request).lobby.get(request.path_params["key"])
     if table is None:
@@ -211,6 +224,7 @@ routes = [
     Route("/api/tables", _guard(list_tables)),
     Route("/api/tables", _guard(create_table), methods=["POST"]),
     Route("/api/tables/{key}", _guard(table_detail)),
+    Route("/api/tables/{key}/rematch", _guard(rematch), methods=["POST"]),
     Route("/api/quickplay", _guard(quickplay), methods=["POST"]),
     Route("/api/history", _guard(history)),
     Route("/api/games/{game_id}/replay", _guard(game_replay)),

@@ -261,10 +261,14 @@ def _heads(events: tuple[dict[str, Any], ...], since: int, index: int,
 
 
 def game_over(game: Game, *, base: int, index: int, scored: bool, totals: list[int],
-              games: int, played: int, over: bool, status: str) -> dict[str, Any]:
-    """The ``game_over`` message (the same for every seat: the result is public)."""
+              games: int, played: int, over: bool, status: str,
+              hosted: list[int] | None = None) -> dict[str, Any]:
+    """The ``game_over`` message (the same for every seat: the result is public);
+    ``hosted``: the seats on 托管 that dissolved the match."""
     result = game.result
     assert result is not None
     return {"type": "game_over", "version": base + game.version, "game": index,
             "result": result.to_dict(), "scored": scored, "totals": list(totals),
-            "match": {"games": games, "played": played, "over": over, "status": status}}
+            "match": {"games": games, "played": played, "over": over, "status": status,
+                      "reason": "hosted" if status == "dissolved" else None,
+                      "hosted": list(hosted or [])}}

@@ -40,9 +40,12 @@ export function scoreSheet(ctx) {
       totals ? h('td', { class: 'num total', testid: 'total' }, String(totals[seat])) : null);
   });
   const buttons = [];
+  const rematch = ctx.table && ctx.table.rematch;
   if (ctx.on.again && (!match || match.over)) {
+    const label = rematch ? 'btn_join_rematch' : match && match.games > 1 ? 'btn_again_match'
+      : 'btn_again';
     buttons.push(h('button', { class: 'btn primary', testid: 'again', onclick: ctx.on.again },
-      t('btn_again')));
+      t(label)));
   }
   if (ctx.on.review) {
     buttons.push(h('button', { class: 'btn', testid: 'review', onclick: ctx.on.review },
@@ -56,9 +59,23 @@ export function scoreSheet(ctx) {
     buttons.push(h('button', { class: 'btn', testid: 'back-lobby', onclick: ctx.on.leave },
       t('btn_lobby')));
   }
-  const matchLine = match && match.games > 1
-    ? h('p', { class: 'match-line' }, t('match_progress', { i: match.played ?? match.index ?? '?', n: match.games }))
-    : null;
+  const notes = [];
+  if (over.scored === false) {
+    notes.push(h('p', { class: 'note unscored', testid: 'unscored' }, t('game_unscored')));
+  }
+  if (match && match.status === 'dissolved') {
+    const names = (match.hosted || []).map((s) => seatLabel(ctx.table, s)).join('、');
+    notes.push(h('p', { class: 'note dissolved', testid: 'match-dissolved', role: 'alert' },
+      names ? t('match_dissolved', { names }) : t('match_dissolved_short')));
+  } else if (match && match.games > 1) {
+    notes.push(h('p', { class: 'match-line', testid: 'match-line' }, match.over
+      ? t('match_finished_line', { n: match.games })
+      : t('match_progress', { i: match.played, n: match.games })));
+  }
+  if (rematch && !ctx.past) {
+    notes.push(h('p', { class: 'note', testid: 'rematch-ready' }, t('rematch_ready')));
+  }
+  const matchLine = notes;
   return h('div', { class: 'dialog score-sheet', testid: 'score-sheet', role: 'dialog',
     'aria-labelledby': 'score-title' },
   h('h2', { id: 'score-title' }, t('score_title')),

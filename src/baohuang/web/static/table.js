@@ -248,8 +248,22 @@ export class TableScreen {
     setTimeout(() => { location.hash = '#/'; }, 50);
   }
 
-  // A new game against the same kind of bots (after the match is over).
+  // After the match (finished or dissolved): a new match for the same players at a new
+  // table, one click for everyone (the first click opens it, the others join it); a
+  // watcher gets a new game against bots.
   async again() {
+    const tbl = this.table;
+    if (tbl && tbl.rematch) {
+      location.hash = `#/t/${tbl.rematch.id}`;
+      return;
+    }
+    if (tbl && this.you.seat !== null && this.you.seat !== undefined) {
+      try {
+        const res = await post(`/api/tables/${tbl.id}/rematch`, {});
+        location.hash = `#/t/${res.id}`;
+        return;
+      } catch { /* then a game against bots */ }
+    }
     const bot = [1, 2, 3, 4].map((s) => seatInfo(this.table, s).bot).find(Boolean);
     try {
       const res = await post('/api/quickplay', bot ? { bots: bot } : {});
@@ -406,15 +420,21 @@ export class TableScreen {
   gameOverFromTable() {
     const tbl = this.table;
     if (!tbl || !this.view || this.view.stage !== 'over') return null;
-    return { totals: tbl.totals, match: { games: tbl.games, played: tbl.games_played,
-      over: tbl.status === 'finished' || tbl.status === 'dissolved', status: tbl.status } };
+    return { totals: tbl.totals, scored: tbl.last_scored, match: { games: tbl.games,
+      played: tbl.games_played, over: tbl.status === 'finished' || tbl.status === 'dissolved',
+      status: tbl.status, hosted: tbl.dissolved ? tbl.dissolved.seats : [] } };
   }
 
   extraInfo() {
     const items = [];
-    if (this.table && this.table.games > 1) {
-      items.push(h('span', { class: 'info-item' }, t('match_game', {
+    if (this.table && this.table.status === 'dissolved') {
+      items.push(h('span', { class: 'info-item bad', testid: 'match-status' },
+        t('match_dissolved_short')));
+    } else if (this.table && this.table.games > 1) {
+      items.push(h('span', { class: 'info-item', testid: 'match-status' }, t('match_game', {
         i: (this.game ?? 0) + 1, n: this.table.games })));
+    }
+    if (this.table && this.table.games > 1) {
       items.push(h('span', { class: 'info-item totals', testid: 'totals' }, t('totals_label'),
         (this.table.totals || []).map((v, s) => h('span', { class: 'tot' },
           free(seatLabel(this.table, s)), `${v}`))));
