@@ -138,6 +138,13 @@ _OUT = _L["out"].start
 _LEFT = _L["left"].start
 _HISTORY = _L["history"]
 _RULES = _L["rules"]
+_SIZE_POS: Final = tuple(range(_SIZES, _SIZES + 5))
+_HIST_SEAT_POS: Final = tuple(_HISTORY.start + i * _HIST_ROW for i in range(HISTORY))
+_HAND_SIZE: Final = _HAND1 - _HAND0
+_HAND_CALLED: Final = _HAND1 - 1
+_PLAY_STAGE: Final = bh.Stage.PLAY
+_PASS_ROW: Final = np.zeros(_HIST_ROW, dtype=np.float32)
+_PASS_ROW[5] = 1.0
 
 #: _REL[observer][seat]: the relative seat; _ROT[observer]: absolute seats in relative order
 _REL: Final = tuple(tuple((s - o) % 5 for s in range(5)) for o in range(5))
@@ -161,7 +168,7 @@ for _card in _CARDS:
     _SLOT_OF[int(_card)] = int(_card.rank) - 3
     if _card.suit is not None and _card.rank < bh.Rank.TWO:
         _SUIT_OF[int(_card)] = 4 * (int(_card.rank) - 3) + int(_card.suit) - 1
-_SLOT_BY_TEXT: Final = {str(c): int(_SLOT_OF[int(c)]) for c in _CARDS}
+_CARD_BY_TEXT: Final = {str(c): int(c) for c in _CARDS}
 
 
 def _counts_of_slots(slots: Sequence[int] | npt.NDArray[np.int64]) -> Vector:
@@ -183,21 +190,30 @@ class ObservationEncoder:
     remembers a seat's hand block while its hand is the same.  Call :meth:`reset` for a
     new game; given a view with fewer events than it has read, it starts over."""
 
-    __slots__ = ("_counts", "_hands", "_hist", "_hist_seats", "_played", "_read",
-                 "_rules", "_texts")
+    __slots__ = ("_bases", "_counts", "_hands", "_hist", "_hist_flat", "_hist_seats",
+                 "_played", "_read", "_rules", "_texts")
 
     def __init__(self) -> None:
         self._counts: dict[tuple[bh.Card, ...], Vector] = {}
-        self._texts: dict[tuple[str, ...], Vector] = {}
+        # per play (its card texts): its hand-block entries, and its history row
+        self._texts: dict[tuple[str, ...], tuple[Vector, Vector]] = {}
+        # per seat: what it played, in the entries of the hand block (its first 16
+        # entries are the cards played per slot)
+        self._played = np.zeros((5, _HAND_SIZE), dtype=np.float32)
+        # the history block without its seat columns, most recent first
+        self._hist = np.zeros((HISTORY, _HIST_ROW), dtype=np.float32)
+        self._hist_flat = self._hist.reshape(-1)
         self.reset()
 
     def reset(self) -> None:
         """Forget the game read so far."""
         self._read = 0
-        self._played = np.zeros((5, SLOTS), dtype=np.float32)
-        self._hist = np.zeros((HISTORY, 1 + SLOTS), dtype=np.float32)
+        self._played[:] = 0.0
+        self._hist[:] = 0.0
         self._hist_seats: list[int] = []
         self._hands: dict[int, tuple[tuple[bh.Card, ...], bh.Card | None, Vector]] = {}
+        # per seat, in the play phase: its hand block plus what it has played
+        self._bases: dict[int, Vector] = {}
         self._rules: tuple[dict[str, Any], Vector] | None = None
         if len(self._counts) > 50_000:
             self._counts.clear()
@@ -205,35 +221,47 @@ class ObservationEncoder:
             self._texts.clear()
 
     # -- public events -------------------------------------------------------------
+    def _play_vectors(self, texts: tuple[str, ...]) -> tuple[Vector, Vector]:
+        vectors = self._texts.get(texts)
+        if vectors is None:
+            block = np.zeros(_HAND_SIZE, dtype=np.float32)
+            for text in texts:
+                card = _CARD_BY_TEXT[text]
+                block[_SLOT_OF[card]] += 1
+                suit = _SUIT_OF[card]
+                if suit >= 0:
+                    block[SLOTS + suit] += 1
+                if card == bh.EMPEROR_CARD:
+                    block[SLOTS + 48] += 1
+                elif card == bh.GUARD_CARD:
+                    block[SLOTS + 49] += 1
+            row = np.zeros(_HIST_ROW, dtype=np.float32)
+            row[6:] = block[:SLOTS]
+            vectors = self._texts[texts] = (block, row)
+        return vectors
+
     def _read_events(self, events: Sequence[dict[str, Any]]) -> None:
         n = len(events)
         if n < self._read:
             self.reset()
-        if n == self._read:
-            return
-        hist, seats = self._hist, self._hist_seats
+        hist, seats, played = self._hist, self._hist_seats, self._played
         for ev in events[self._read:n]:
             kind = ev["type"]
             if kind == "play":
-                texts = tuple(ev["cards"])
-                vec = self._texts.get(texts)
-                if vec is None:
-                    vec = self._texts[texts] = _counts_of_slots(
-                        [_SLOT_BY_TEXT[t] for t in texts])
+                block, row = self._play_vectors(tuple(ev["cards"]))
                 seat = ev["seat"]
-                self._played[seat] += vec
+                played[seat] += block
                 hist[1:] = hist[:-1]
-                hist[0, 0] = 0.0
-                hist[0, 1:] = vec
+                hist[0] = row
             elif kind == "pass" or kind == "ask_lead":
                 seat = ev["seat"]
                 hist[1:] = hist[:-1]
-                hist[0] = 0.0
-                hist[0, 0] = 1.0
+                hist[0] = _PASS_ROW
             elif kind == "deal":
-                self._played[:] = 0.0
+                played[:] = 0.0
                 hist[:] = 0.0
                 seats.clear()
+                self._bases.clear()
                 continue
             else:
                 continue
@@ -243,21 +271,19 @@ class ObservationEncoder:
         self._read = n
 
     # -- own hand ------------------------------------------------------------------
-    def _hand_block(self, seat: int, hand: tuple[bh.Card, ...], called: bh.Card | None
-                    ) -> Vector:
+    def _hand_block(self, seat: int, hand: tuple[bh.Card, ...]) -> Vector:
+        """The hand block but its last entry (the called card's copies)."""
         kept = self._hands.get(seat)
-        if kept is not None and kept[0] is hand and kept[1] == called:
+        if kept is not None and kept[0] is hand:
             return kept[2]
         values = np.fromiter(hand, dtype=np.int64, count=len(hand))
-        block = np.zeros(_HAND1 - _HAND0, dtype=np.float32)
+        block = np.zeros(_HAND_SIZE, dtype=np.float32)
         block[:SLOTS] = np.bincount(_SLOT_OF[values], minlength=SLOTS)
         suits = _SUIT_OF[values]
         block[SLOTS:SLOTS + 48] = np.bincount(suits[suits >= 0], minlength=48)
         block[SLOTS + 48] = hand.count(bh.EMPEROR_CARD)
         block[SLOTS + 49] = hand.count(bh.GUARD_CARD)
-        if called is not None:
-            block[SLOTS + 50] = hand.count(called)
-        self._hands[seat] = (hand, called, block)
+        self._hands[seat] = (hand, None, block)
         return block
 
     def _cards_vector(self, cards: tuple[bh.Card, ...]) -> Vector:
@@ -273,64 +299,70 @@ class ObservationEncoder:
         me = view.seat
         if me is None:
             raise ValueError("observations are made for a seat, not a spectator's view")
-        self._read_events(view.events)
+        events = view.events
+        if len(events) != self._read:
+            self._read_events(events)
         rel = _REL[me]
         out = np.zeros(OBS_SIZE, dtype=np.float32)
-        out[_HAND0:_HAND1] = self._hand_block(me, view.hand, view.called)
-        out[_PLAYED] = self._played[_ROT[me]].ravel()
+        hand = out[_HAND0:_HAND1]
+        if view.stage is _PLAY_STAGE:
+            # in play a hand changes only by the seat's own plays, read from the events
+            base = self._bases.get(me)
+            if base is None:
+                base = self._bases[me] = self._hand_block(me, view.hand) + self._played[me]
+            np.subtract(base, self._played[me], out=hand)
+        else:
+            hand[:] = self._hand_block(me, view.hand)
+        out[_PLAYED] = self._played[_ROT[me], :SLOTS].ravel()
+        out[_HISTORY] = self._hist_flat
         rules = self._rules
         if rules is None or rules[0] is not view.rules:
             rules = self._rules = (view.rules, _rules_vector(view.rules))
         out[_RULES] = rules[1]
-        pos: list[int] = [_STAGE[view.stage]]
-        val: list[float] = [1.0]
         sizes = view.hand_counts
-        for i in range(5):
-            pos.append(_SIZES + rel[i])
-            val.append(sizes[i])
         to_act = view.to_act
-        pos.append(_TO_ACT + (5 if to_act is None else rel[to_act]))
-        pos.append(_DEALER + rel[view.dealer])
-        val += (1.0, 1.0)
+        pos = [_STAGE[view.stage], _TO_ACT + (5 if to_act is None else rel[to_act]),
+               _DEALER + rel[view.dealer], _KICKS, _STAKE, *_SIZE_POS]
+        val = [1.0, 1.0, 1.0, view.kicks, view.stake, *sizes[me:], *sizes[:me]]
+        ones = 0
         for base, seat in ((_CANDIDATE, view.candidate), (_EMPEROR, view.emperor),
                            (_GUARD, view.guard), (_LEADER, view.leader)):
             if seat is not None:
                 pos.append(base + rel[seat])
-                val.append(1.0)
+                ones += 1
         if view.role is not None:
             pos.append(_ROLE[view.role])
-            val.append(1.0)
+            ones += 1
         if view.solo is not None:
             pos.append(_SOLO[view.solo])
-            val.append(1.0)
+            ones += 1
         called = view.called
         if called is not None and called.suit is not None:
-            pos.append(_CALLED + int(_SUIT_OF[int(called)]))
-            val.append(1.0)
+            suit = int(_SUIT_OF[int(called)])
+            pos.append(_CALLED + suit)
+            ones += 1
+            out[_HAND_CALLED] = out[_HAND0 + SLOTS + suit]
         if view.guard_open:
             pos.append(_GUARD_OPEN)
-            val.append(1.0)
-        for seat in view.rebels:
-            pos.append(_REBELS + rel[seat])
-            val.append(1.0)
-        pos += (_KICKS, _STAKE)
-        val += (view.kicks, view.stake)
-        for place, seat in enumerate(view.out, 1):
-            pos.append(_OUT + rel[seat])
-            val.append(place)
-        for seat in view.left:
-            pos.append(_LEFT + rel[seat])
-            val.append(1.0)
+            ones += 1
+        if view.rebels:
+            pos += [_REBELS + rel[seat] for seat in view.rebels]
+            ones += len(view.rebels)
+        if view.left:
+            pos += [_LEFT + rel[seat] for seat in view.left]
+            ones += len(view.left)
         last = view.last_play
         if last is not None:
             pos.append(_LAST_SEAT + rel[last[0]])
-            val.append(1.0)
+            ones += 1
             out[_LAST_CARDS] = self._cards_vector(last[1])
-        h0 = _HISTORY.start
-        for i, seat in enumerate(self._hist_seats):
-            pos.append(h0 + i * _HIST_ROW + rel[seat])
-            val.append(1.0)
-        out[h0:_HISTORY.stop].reshape(HISTORY, _HIST_ROW)[:, 5:] = self._hist
+        seats = self._hist_seats
+        pos += [base + rel[seat] for base, seat in zip(_HIST_SEAT_POS, seats, strict=False)]
+        ones += len(seats)
+        val += [1.0] * ones
+        if view.out:
+            pos += [_OUT + rel[seat] for seat in view.out]
+            val += range(1, len(view.out) + 1)
         out[pos] = val
         return out
 

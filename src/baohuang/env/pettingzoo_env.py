@@ -37,12 +37,13 @@ from pettingzoo.utils import wrappers
 
 import baohuang as bh
 
-from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex
+from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode
 from .observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 
 __all__ = ["env", "raw_env"]
 
 AGENTS = tuple(f"player_{seat}" for seat in range(5))
+_NO_REWARDS = {a: 0.0 for a in AGENTS}
 
 
 def make_rules(preset: str | bh.RuleSet = "shandong", **options: Any) -> bh.RuleSet:
@@ -85,6 +86,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         self.match: bh.Match | None = None
         self.game = bh.Game.new(self.rules, 0)
         self.final_scores: tuple[int, ...] = ()
+        self._kept: tuple[bh.Game, int, int, bh.View, list[int]] | None = None
+        self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -110,6 +113,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         self.truncations = {a: False for a in AGENTS}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         self.final_scores = ()
+        self._rewarded = False
         self._select()
 
     def _select(self) -> None:
@@ -117,12 +121,28 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         if seat is not None:
             self.agent_selection = AGENTS[seat]
 
+    def _decision(self, seat: int) -> tuple[bh.View, list[int]]:
+        """``seat``'s view and the indexes of its legal actions, made once per state."""
+        game = self.game
+        kept = self._kept
+        if kept is not None and kept[0] is game and kept[1] == game.version and kept[2] == seat:
+            return kept[3], kept[4]
+        view = game.view(seat)
+        indexes = self._actions.indexes(view) if view.legal_actions else []
+        self._kept = (game, game.version, seat, view, indexes)
+        return view, indexes
+
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        seat = AGENTS.index(agent)
-        view = self.game.view(seat)
-        mask = (self._actions.mask(view) if view.legal_actions
-                else np.zeros(N_ACTIONS, dtype=np.int8))
+        view, indexes = self._decision(AGENTS.index(agent))
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        mask[indexes] = 1
         return {"observation": self._observations.encode(view), "action_mask": mask}
+
+    def legal_indexes(self) -> list[int]:
+        """The indexes of the legal actions of ``agent_selection`` (the 1s of its
+        mask, as a list)."""
+        seat = self.game.to_act
+        return [] if seat is None else list(self._decision(seat)[1])
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -131,13 +151,19 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
             return
         if action is None:
             raise IllegalActionIndex(-1, f"{agent} must act: an action index, not None")
+        if self._rewarded:                         # (a game of the match ended last step)
+            self.rewards = dict(_NO_REWARDS)
+            self._rewarded = False
         game = self.game
         seat = game.to_act
         assert seat is not None and AGENTS[seat] == agent
-        view = game.view(seat)
-        game.apply(self._actions.decode(int(action), view))
+        view, indexes = self._decision(seat)
+        try:
+            chosen = view.legal_actions[indexes.index(action)]
+        except ValueError:
+            chosen = decode(int(action), view)     # raises IllegalActionIndex, naming it
+        game.apply(chosen)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in AGENTS}
         if game.is_over:
             result = game.result
             assert result is not None
@@ -148,8 +174,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
                 self._observations.reset()
             else:
                 self.terminations = {a: True for a in AGENTS}
-        self._select()
-        self._accumulate_rewards()
+            self._rewarded = True
+            self._select()
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = AGENTS[game.to_act]  # type: ignore[index]
         if self.render_mode == "human":
             self.render()
 

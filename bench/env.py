@@ -1,0 +1,129 @@
+"""Learning-environment speed: environment steps per second, observation and action
+mask included, with random legal actions.
+
+One *step* of ours is what an agent loop does per decision of the PettingZoo
+environment (``baohuang_v0.raw_env``): ``observe(agent)`` (the observation vector
+and the 0/1 mask over all 29,379 actions, both built from the seat's view) and
+``step(index)``.  The random policy picks among ``legal_indexes()``, the 1s of the
+mask as a list (RLCard hands its players that list too).
+
+When ``rlcard`` is importable (``pip install -e '.[bench]'``) the same run also
+steps RLCard's Dou Dizhu environment (``rlcard.make("doudizhu")``), whose ``step``
+returns the next player's state with its observation (``obs``, 790 numbers) and
+legal actions; a random legal action is taken each step.  Rounds of the two
+alternate, so that both see the same load, and the ratio ours / RLCard's is
+printed (goal: 5x or more).
+
+    python bench/env.py                 # about half a minute
+    python bench/env.py --games 100     # quicker, noisier
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import baohuang as bh
+from baohuang.env import baohuang_v0
+
+DEFAULT_GAMES = 400
+DEFAULT_ROUNDS = 4
+TARGET_RATIO = 5.0
+
+
+def bench_baohuang(preset: str, seeds: range) -> tuple[int, float]:
+    """(steps, seconds) of random games of the PettingZoo environment."""
+    env = baohuang_v0.raw_env(preset)
+    rng = random.Random(seeds.start)
+    steps = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        env.reset(seed=seed)
+        while not env.terminations[env.agent_selection]:
+            env.observe(env.agent_selection)            # observation and mask
+            legal = env.legal_indexes()
+            env.step(legal[rng.randrange(len(legal))])
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
+def load_rlcard() -> Callable[[int], Any] | None:
+    """A maker of RLCard's Dou Dizhu environment, or None without rlcard."""
+    try:
+        import rlcard
+    except ImportError:
+        return None
+
+    def make(seed: int) -> Any:
+        return rlcard.make("doudizhu", config={"seed": seed})
+    return make
+
+
+def bench_rlcard(make: Callable[[int], Any], seeds: range) -> tuple[int, float]:
+    """(steps, seconds) of random games of RLCard's Dou Dizhu environment."""
+    env = make(seeds.start)
+    rng = random.Random(seeds.start)
+    steps = 0
+    start = time.perf_counter()
+    for _ in seeds:
+        state, _player = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _player = env.step(legal[rng.randrange(len(legal))])
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                        help=f"games per environment (default {DEFAULT_GAMES})")
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+                        help=f"alternating rounds (default {DEFAULT_ROUNDS})")
+    parser.add_argument("--preset", default="shandong", choices=list(bh.PRESETS))
+    parser.add_argument("--no-rlcard", action="store_true", help="skip the RLCard peer")
+    args = parser.parse_args(argv)
+    if args.games < args.rounds or args.rounds < 1:
+        parser.error("--games must be at least --rounds, which must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    make = None if args.no_rlcard else load_rlcard()
+    per_round = args.games // args.rounds
+    ours = [0, 0.0]
+    theirs = [0, 0.0]
+    for k in range(args.rounds):
+        seeds = range(k * per_round, (k + 1) * per_round)
+        steps, seconds = bench_baohuang(args.preset, seeds)
+        ours[0] += steps
+        ours[1] += seconds
+        if make is not None:
+            steps, seconds = bench_rlcard(make, seeds)
+            theirs[0] += steps
+            theirs[1] += seconds
+        print(f"  round {k + 1}/{args.rounds} done", file=sys.stderr)
+    rate = ours[0] / ours[1]
+    print(f"Random play, observation and action mask every step; Python "
+          f"{sys.version.split()[0]}")
+    print(f"baohuang_v0 ({args.preset:<9})  {ours[0]:>8} steps  {ours[1]:6.2f} s  "
+          f"{rate:>9,.0f} steps/s")
+    if make is None:
+        print("rlcard is not installed (pip install -e '.[bench]'): no comparison.")
+        return 0
+    peer = theirs[0] / theirs[1]
+    ratio = rate / peer
+    print(f"rlcard doudizhu          {theirs[0]:>8} steps  {theirs[1]:6.2f} s  "
+          f"{peer:>9,.0f} steps/s")
+    print(f"ratio {ratio:.1f}x (goal {TARGET_RATIO:.0f}x: "
+          f"{'met' if ratio >= TARGET_RATIO else 'not met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
