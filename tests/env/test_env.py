@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -304,3 +306,24 @@ def test_import_without_the_extra_names_it() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert "pip install 'baohuang[rl]'" in out
+
+
+# -- docs/rl.md ------------------------------------------------------------------------------
+DOC = Path(__file__).resolve().parents[2] / "docs" / "rl.md"
+
+
+def test_the_doc_lists_every_observation_block() -> None:
+    rows = re.findall(r"^\| (\d+)–(\d+) \| `(\w+)` \|", DOC.read_text(), re.MULTILINE)
+    assert [(name, int(a), int(b) + 1) for a, b, name in rows] == \
+        [(name, s.start, s.stop) for name, s in OBS_LAYOUT.items()]
+    assert f"float32[{OBS_SIZE}]" in DOC.read_text()
+    assert f"({N_ACTIONS:,} indexes" in DOC.read_text()
+
+
+@pytest.mark.parametrize("needle", ["baohuang_v0.env(", "BaohuangGymEnv("])
+def test_the_doc_examples_run(needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
+    [code] = [b for b in blocks if needle in b]
+    assert len(code.strip().splitlines()) <= 12
+    exec(compile(code, str(DOC), "exec"), {})
+    assert capsys.readouterr().out.strip()
