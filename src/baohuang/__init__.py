@@ -27,6 +27,7 @@ from .engine.cards import (
                     parse_cards,
 )
 from .engine.game import Game
+from .engine.hints import hint_order
 from .engine.match import Match
 from .engine.plays import InvalidPlay, Shape, beats, classify
 from .engine.rules import (
@@ -80,6 +81,7 @@ __all__ = [
                     "beats",
                     "classify",
                     "format_cards",
+                    "hint_order",
                     "make_deck",
                     "parse_card",
                     "parse_cards",

@@ -1066,3 +1066,48 @@ def test_an_unscored_game_reads_as_unscored(page: Page) -> None:
     }""")
     assert texts[0][0] == "本局不计分：五家都在托管" and "比赛已解散" in texts[0][1]
     assert texts[1][0].startswith("Not scored") and "Match dissolved" in texts[1][1]
+
+
+def _engine_hints(view: dict[str, Any]) -> list[int]:
+    """The engine's hint order of a page's view (as the server computed it)."""
+    from baohuang import Action, ActionKind, parse_card, parse_cards
+    from baohuang.engine.hints import hint_indexes, revealing_cards
+    legal = [Action(ActionKind(a["kind"]), tuple(parse_cards(" ".join(a.get("cards") or []))))
+             for a in view["legal_actions"]]
+    called = parse_card(view["called"]) if view.get("called") else None
+    return hint_indexes(parse_cards(" ".join(view["hand"])), legal,
+                        revealing_cards(view.get("role"), bool(view.get("guard_open")), called))
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_hint_cycles_the_engines_order(browser: Browser, server: str, size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Hint", bots="random", practice=True, seed=12)
+        checked = 0
+        while checked < 2:
+            st = wait_turn_or_over(page)
+            assert st is not None, "the game ended before two turns in play"
+            if st["stage"] != "play":
+                page.get_by_test_id("decision").first.click()
+                wait_moved(page, st["version"])
+                continue
+            view = page.evaluate("() => window.baohuang.screen.view")
+            assert view["hints"] == _engine_hints(view)
+            plays = [view["legal_actions"][i]["cards"] for i in view["hints"]]
+            if not plays:                               # nothing beats the last play
+                page.get_by_test_id("pass").click()
+                wait_moved(page, st["version"])
+                continue
+            shown = min(len(plays), 4)
+            for cards in plays[:shown]:
+                page.get_by_test_id("hint").click()
+                picked = page.evaluate("""() => { const s = window.baohuang.screen;
+                  return [...s.selection].map((i) => s.view.hand[i]); }""")
+                assert sorted(picked) == sorted(cards)
+            page.get_by_test_id("play").click()
+            wait_moved(page, st["version"])
+            checked += 1
+        assert errors == []
+    finally:
+        page.context.close()

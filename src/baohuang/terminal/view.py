@@ -23,8 +23,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text as RichText
 
-from ..engine.actions import Action, ActionKind
-from ..engine.cards import GUARD_CARD, TEHUA_CARD, Card, Rank
+from ..engine.actions import Action
+from ..engine.cards import Card, Rank
+from ..engine.hints import hint_order
 from ..engine.views import View
 from .text import Text, card_style, cards_markup
 
@@ -148,55 +149,20 @@ def suits_lines(hand: Sequence[Card]) -> list[str]:
             for rank, cards in by_rank.items()]
 
 
-def _revealing(card: Card, view: View) -> bool:
-    """Whether playing ``card`` would show this seat as the hidden Guard."""
-    if view.role != "guard" or view.guard_open:
-        return False
-    return card in (GUARD_CARD, TEHUA_CARD) or (view.called is not None and card == view.called)
-
-
 def hint_actions(view: View, legal: Sequence[Action], limit: int = 5) -> list[Action]:
-    """A few legal plays, cheapest first.
-
-    Leading: whole groups of one rank without jokers, lowest rank first.
-    Following: fewest jokers, then lowest rank, then not breaking a group.
-    Plays that would reveal a hidden Guard come last.
+    """The first ``limit`` plays in the engine's hint order (:func:`baohuang.hint_order`:
+    whole natural sets, lowest first; then broken sets; then joker-padded plays; a
+    hidden Guard's revealing plays last) — the same order the web client cycles.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=5)
     >>> while game.stage is not bh.Stage.PLAY:
     ...     game.apply(game.legal_actions()[-1])
     >>> view = game.view(game.to_act)
-    >>> hints = hint_actions(view, view.legal_actions)
-    >>> [a.cards[0].rank for a in hints] == sorted(a.cards[0].rank for a in hints)
+    >>> hint_actions(view, view.legal_actions) == bh.hint_order(view)[:5]
     True
     """
-    held = Counter(c.rank for c in view.hand)
-    plays = [a for a in legal if a.kind is ActionKind.PLAY]
-    leading = view.last_play is None
-
-    def key(action: Action) -> tuple[int, ...]:
-        cards = action.cards
-        bj = sum(1 for c in cards if c.rank >= Rank.BIG_JOKER)     # BJ and 特画 TH
-        sj = sum(1 for c in cards if c.rank == Rank.SMALL_JOKER)
-        ranked = [c for c in cards if not c.is_joker]
-        rank = int(ranked[0].rank) if ranked else 99
-        split = int(bool(ranked) and held[ranked[0].rank] > len(ranked))
-        reveals = sum(1 for c in cards if _revealing(c, view))
-        if leading:
-            return (reveals, bj + sj, split, rank, bj, -len(cards))
-        return (reveals, bj, sj, rank, split)
-
-    seen: set[str] = set()
-    out: list[Action] = []
-    for action in sorted(plays, key=key):
-        label = str(action)
-        if label not in seen:
-            seen.add(label)
-            out.append(action)
-        if len(out) >= limit:
-            break
-    return out
+    return hint_order(view, legal)[:limit]
 
 
 def seat_table(view: View, text: Text, names: Sequence[str], marks: PublicMarks) -> str:

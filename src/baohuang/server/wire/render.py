@@ -33,8 +33,9 @@ from typing import Any
 
 import msgspec
 
-from ...engine.actions import Action
+from ...engine.actions import Action, ActionKind
 from ...engine.game import Game
+from ...engine.hints import hint_indexes, revealing_cards
 from ...engine.views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
 
 __all__ = ["Parts", "Shared", "broadcast", "event_texts", "game_over", "snapshot",
@@ -90,9 +91,27 @@ _ACTION_TEXTS_MAX = 50_000
 
 
 def snapshot(game: Game, seat: int | None, *, base: int, index: int) -> dict[str, Any]:
-    """The whole state for ``seat``: its view with the game's event list."""
+    """The whole state for ``seat``: its view with the game's event list, and the hint
+    order of its legal plays (``hints``)."""
+    view = game.view(seat)
+    data = view.to_dict()
+    data["hints"] = _hints(view.hand, view.legal_actions, view.role, view.guard_open,
+                           view.called)
     return {"type": "snapshot", "version": base + game.version, "game": index,
-            "view": game.view(seat).to_dict()}
+            "view": data}
+
+
+_CALLED, _GUARD_OPEN = PUBLIC_FIELDS.index("called"), PUBLIC_FIELDS.index("guard_open")
+_PLAY = ActionKind.PLAY
+
+
+def _hints(hand: Any, legal: tuple[Action, ...], role: str | None, guard_open: bool,
+           called: Any) -> list[int]:
+    """``hints``: indexes into ``legal`` of its plays in the order a player cycles
+    through them (engine/hints.py); empty when there is no play."""
+    if not any(a.kind is _PLAY for a in legal):
+        return []
+    return hint_indexes(hand, legal, revealing_cards(role, guard_open, called))
 
 
 def _actions_json(actions: tuple[Action, ...]) -> str:
@@ -130,6 +149,7 @@ _OWN_CONVERTERS = tuple(None if i == _LEGAL else c for i, c in enumerate(_OWN_CO
 assert _OWN_SENT == ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions")
 _SEAT_KEY, _TO_ACT_KEY, _HAND_KEY, _GUARD_KEY, _ROLE_KEY, _SOLO_KEY, _LEGAL_KEY = _OWN_KEYS
 _SEAT_JSON, _TO_ACT_JSON, _HAND_JSON, _GUARD_JSON, _ROLE_JSON, _SOLO_JSON, _ = _OWN_CONVERT
+_HAND, _ROLE = _OWN_SENT.index("hand"), _OWN_SENT.index("role")
 
 
 def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
@@ -168,8 +188,10 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
     >>> view_changes(parts, parts)
     '{}'
     >>> import json; json.loads(view_changes(parts, None)) == {
-    ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"}
+    ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"} | {"hints": []}
     True
+
+    ``hints`` (the hint order of the legal plays) comes whenever ``legal_actions`` does.
     """
     public, own = view
     old_public = None if last is None else last[0]
@@ -184,7 +206,13 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
             texts = _changes(public, old_public, _PUBLIC_KEYS, _PUBLIC_CONVERT)
             if shared is not None:
                 shared.public[id(old_public)] = (old_public, public, ",".join(texts))
-    texts += _own_changes(own, None if last is None else last[1])
+    old_own = None if last is None else last[1]
+    texts += _own_changes(own, old_own)
+    legal = own[_LEGAL]
+    if old_own is None or (legal is not old_own[_LEGAL] and legal != old_own[_LEGAL]):
+        texts.append('"hints":' + _encode(_hints(own[_HAND], legal, own[_ROLE],
+                                                  public[_GUARD_OPEN], public[_CALLED])
+                                           ).decode())
     return "{" + ",".join(texts) + "}"
 
 

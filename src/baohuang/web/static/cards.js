@@ -89,6 +89,14 @@ export function playActions(view) {
   return (view.legal_actions || []).filter((a) => a.kind === 'play');
 }
 
+// The plays in the order the hint cycles through them: the server's ``hints`` (indexes
+// into legal_actions, made by the engine's hint order, docs/protocol.md Views).
+export function hintActions(view) {
+  const legal = view.legal_actions || [];
+  if (!Array.isArray(view.hints)) return playActions(view);
+  return view.hints.map((i) => legal[i]).filter((a) => a && a.kind === 'play');
+}
+
 // Is the selection (card strings) a legal play now?  Returns
 // {ok: true, cards} or {ok: false, reason: i18n key, params}.
 export function checkSelection(selected, view) {

@@ -3,7 +3,7 @@ import { clear, free, h } from './dom.js';
 import { t } from './i18n.js';
 import { TableConnection } from './conn.js';
 import {
-  checkSelection, indexesFor, nextOfRank, parseCard, playActions, rankForKey, readView,
+  checkSelection, hintActions, indexesFor, nextOfRank, parseCard, rankForKey, readView,
 } from './cards.js';
 import { renderTable } from './tableview.js';
 import { opponentBots, seatInfo, seatLabel, isRoleStage } from './model.js';
@@ -204,7 +204,7 @@ export class TableScreen {
 
   hint() {
     if (!this.myTurnToPlay()) return;
-    const plays = playActions(this.view);
+    const plays = hintActions(this.view);
     if (!plays.length) {
       this.message = { key: 'hint_none', cls: 'bad' };
       this.render();

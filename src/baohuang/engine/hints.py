@@ -1,0 +1,96 @@
+"""The hint: a seat's legal plays in the order a player cycles through them.
+
+One function for every client (the web client gets the order with its legal actions,
+docs/protocol.md **Views**; the terminal's hint key; anything else):
+
+1. whole natural sets first: a play without jokers that uses every card of its rank
+   in the hand (it breaks no bigger set), lowest rank first;
+2. then natural plays that break a bigger set (a pair out of a triple), lowest rank
+   first, the fewest cards left behind first;
+3. then plays with jokers (小王, 大王, 特画): the fewest jokers first, 小王 before
+   大王, then the lowest rank;
+4. a hidden Guard's plays that would show him (the Guard card, 特画 or the called
+   card) come after all others.
+
+So the smallest play that does the job comes first: ``6 6`` before ``大王 6``, a
+single 8 before a 5 broken out of a pair.  Passes and role-phase actions are never
+hints; the same play is listed once.
+
+>>> from baohuang import Action, ActionKind, parse_cards
+>>> hand = parse_cards("5s 5h 6s 6h 6d 8c BJ")
+>>> def play(text): return Action(ActionKind.PLAY, tuple(parse_cards(text)))
+>>> legal = [Action(ActionKind.PASS), play("BJ 8c"), play("BJ 6s"), play("6s 6h"),
+...          play("BJ 5s"), play("5s 5h")]
+>>> [str(a) for a in hint_order_of(hand, legal)]
+['play 5s 5h', 'play 6s 6h', 'play BJ 5s', 'play BJ 6s', 'play BJ 8c']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .actions import Action, ActionKind
+from .cards import GUARD_CARD, RANK_OF, TEHUA_CARD, Card, Rank
+from .views import View
+
+__all__ = ["hint_indexes", "hint_order", "hint_order_of", "revealing_cards"]
+
+_SMALL = int(Rank.SMALL_JOKER)
+
+
+def revealing_cards(role: str | None, guard_open: bool, called: Card | None
+                    ) -> frozenset[Card]:
+    """The cards whose play would show a hidden Guard (none for anyone else)."""
+    if role != "guard" or guard_open:
+        return frozenset()
+    cards = {GUARD_CARD, TEHUA_CARD}
+    if called is not None:
+        cards.add(called)
+    return frozenset(cards)
+
+
+def hint_order_of(hand: Iterable[Card], legal: Sequence[Action],
+                  reveal: frozenset[Card] = frozenset()) -> list[Action]:
+    """The plays among ``legal`` in hint order, for a seat holding ``hand`` (``reveal``:
+    the cards whose play would show it as the hidden Guard)."""
+    return [legal[i] for i in hint_indexes(hand, legal, reveal)]
+
+
+def hint_indexes(hand: Iterable[Card], legal: Sequence[Action],
+                 reveal: frozenset[Card] = frozenset()) -> list[int]:
+    """:func:`hint_order_of` as indexes into ``legal``."""
+    held = Counter(RANK_OF[c] for c in hand)
+    keyed: list[tuple[tuple[int, ...], int]] = []
+    seen: set[Action] = set()
+    for index, action in enumerate(legal):
+        if action.kind is not ActionKind.PLAY or action in seen:
+            continue
+        seen.add(action)
+        keyed.append((_key(action.cards, held, reveal), index))
+    keyed.sort()
+    return [index for _, index in keyed]
+
+
+def hint_order(view: View, legal: Sequence[Action] | None = None) -> list[Action]:
+    """The plays among ``legal`` (default: the view's legal actions) in the order a
+    player cycles through them (see the module's text)."""
+    actions = view.legal_actions if legal is None else legal
+    return hint_order_of(view.hand, actions,
+                         revealing_cards(view.role, view.guard_open, view.called))
+
+
+def _key(cards: Sequence[Card], held: Counter[int], reveal: frozenset[Card]
+         ) -> tuple[int, ...]:
+    ranks = [RANK_OF[c] for c in cards]
+    natural = [r for r in ranks if r < _SMALL]
+    jokers = sorted((r for r in ranks if r >= _SMALL), reverse=True)
+    reveals = sum(1 for c in cards if c in reveal)
+    if not jokers:
+        rank = natural[0]
+        left = held[rank] - len(natural)
+        return (reveals, 0, 1 if left > 0 else 0, rank, left, len(cards))
+    rank = natural[0] if natural else jokers[-1]
+    # fewest jokers, the biggest joker used as small as can be, then the rank
+    return (reveals, 1, len(jokers), *jokers[:1], sum(jokers), rank,
+            held[rank] - len(natural) if natural else 0, len(cards))
