@@ -68,6 +68,7 @@ __all__ = [
     "encode",
     "legal_indexes",
     "legal_mask",
+    "mask_of",
     "reveal_card",
 ]
 
@@ -207,11 +208,20 @@ def legal_indexes(view: bh.View, legal: Iterable[bh.Action] | None = None) -> li
     return [_encode(a, special) for a in (view.legal_actions if legal is None else legal)]
 
 
+def mask_of(indexes: Sequence[int]) -> npt.NDArray[np.int8]:
+    """A 0/1 vector of length :data:`N_ACTIONS`: 1 at ``indexes``."""
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    if len(indexes) <= 16:
+        for i in indexes:                # (cheaper than numpy's fancy indexing for few)
+            mask[i] = 1
+    else:
+        mask[indexes] = 1
+    return mask
+
+
 def legal_mask(view: bh.View, legal: Iterable[bh.Action] | None = None) -> npt.NDArray[np.int8]:
     """A 0/1 vector of length :data:`N_ACTIONS`: 1 at the legal actions' indexes."""
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    mask[legal_indexes(view, legal)] = 1
-    return mask
+    return mask_of(legal_indexes(view, legal))
 
 
 def _illegal(index: int, view: bh.View, legal: Sequence[bh.Action],
@@ -278,9 +288,7 @@ class ActionEncoder:
 
     def mask(self, view: bh.View, legal: Sequence[bh.Action] | None = None
              ) -> npt.NDArray[np.int8]:
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        mask[self.indexes(view, legal)] = 1
-        return mask
+        return mask_of(self.indexes(view, legal))
 
     def decode(self, index: int, view: bh.View,
                legal: Sequence[bh.Action] | None = None) -> bh.Action:

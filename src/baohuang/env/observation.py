@@ -23,6 +23,7 @@ taken in order, reading each public event once (what an environment uses);
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -143,11 +144,35 @@ _HIST_SEAT_POS: Final = tuple(_HISTORY.start + i * _HIST_ROW for i in range(HIST
 _HAND_SIZE: Final = _HAND1 - _HAND0
 _HAND_CALLED: Final = _HAND1 - 1
 _PLAY_STAGE: Final = bh.Stage.PLAY
-_PASS_ROW: Final = np.zeros(_HIST_ROW, dtype=np.float32)
-_PASS_ROW[5] = 1.0
+#: byte offsets (4 bytes a number) of the blocks and entries encode() writes
+_NBYTES: Final = 4 * OBS_SIZE
+_B_HAND, _B_HAND_END = 4 * _HAND0, 4 * _HAND1
+_B_PLAYED, _B_PLAYED_END = 4 * _PLAYED.start, 4 * _PLAYED.stop
+_B_HISTORY, _B_HISTORY_END = 4 * _HISTORY.start, 4 * _HISTORY.stop
+_B_RULES, _B_RULES_END = 4 * _RULES.start, 4 * _RULES.stop
+_B_LAST_CARDS, _B_LAST_CARDS_END = 4 * _LAST_CARDS.start, 4 * _LAST_CARDS.stop
+_B_SIZES, _B_KICKS = 4 * _SIZES, 4 * _KICKS
+_B_STAGE: Final = {stage: 4 * i for stage, i in _STAGE.items()}
+_B_ROLE: Final = {role: 4 * i for role, i in _ROLE.items()}
+_B_SOLO: Final = {solo: 4 * i for solo, i in _SOLO.items()}
+(_B_TO_ACT, _B_DEALER, _B_CANDIDATE, _B_EMPEROR, _B_GUARD, _B_LEADER, _B_CALLED,
+ _B_GUARD_OPEN, _B_REBELS, _B_LEFT, _B_OUT, _B_LAST_SEAT) = (
+    4 * i for i in (_TO_ACT, _DEALER, _CANDIDATE, _EMPEROR, _GUARD, _LEADER, _CALLED,
+                    _GUARD_OPEN, _REBELS, _LEFT, _OUT, _LAST_SEAT))
+_B_HIST_SEATS: Final = tuple(4 * (_HISTORY.start + i * _HIST_ROW) for i in range(HISTORY))
+_pack5 = struct.Struct("=5f").pack
+_pack2 = struct.Struct("=2f").pack
+#: the bytes of the float32 1.0 (native order, as numpy reads them)
+_ONE: Final = _pack2(1.0, 0.0)[:4]
+#: the bytes of the numbers 0 … 5
+_SMALL: Final = tuple(_pack2(float(k), 0.0)[:4] for k in range(6))
+_ZERO_ROW: Final = bytes(4 * SLOTS)
+_PASS_ROW: Final = np.eye(1, _HIST_ROW, 5, dtype=np.float32).tobytes()
 
 #: _REL[observer][seat]: the relative seat; _ROT[observer]: absolute seats in relative order
 _REL: Final = tuple(tuple((s - o) % 5 for s in range(5)) for o in range(5))
+#: the same, times 4 (bytes)
+_REL4: Final = tuple(tuple(4 * r for r in row) for row in _REL)
 _ROT: Final = tuple(np.array([(o + i) % 5 for i in range(5)]) for o in range(5))
 
 
@@ -187,41 +212,45 @@ class ObservationEncoder:
     """Observations of the views of **one game**, taken in order (of any seats).
 
     It reads each public event once (the cards each seat played, the history), and
-    remembers a seat's hand block while its hand is the same.  Call :meth:`reset` for a
-    new game; given a view with fewer events than it has read, it starts over."""
+    keeps a seat's hand block while its hand is the same (in the play phase: the hand
+    it was first seen with, less what it played since).  Call :meth:`reset` for a new
+    game; given a view with fewer events than it has read, it starts over.
 
-    __slots__ = ("_bases", "_counts", "_hands", "_hist", "_hist_flat", "_hist_seats",
-                 "_played", "_read", "_rules", "_texts")
+    The vector is put together as the bytes of float32 numbers (numpy's per-call cost
+    would dominate for blocks this small) and returned as a numpy array over them."""
+
+    __slots__ = ("_bases", "_counts", "_hands", "_hist", "_hist_seats", "_played",
+                 "_played_rows", "_read", "_rules", "_texts")
 
     def __init__(self) -> None:
-        self._counts: dict[tuple[bh.Card, ...], Vector] = {}
-        # per play (its card texts): its hand-block entries, and its history row
-        self._texts: dict[tuple[str, ...], tuple[Vector, Vector]] = {}
-        # per seat: what it played, in the entries of the hand block (its first 16
-        # entries are the cards played per slot)
-        self._played = np.zeros((5, _HAND_SIZE), dtype=np.float32)
-        # the history block without its seat columns, most recent first
-        self._hist = np.zeros((HISTORY, _HIST_ROW), dtype=np.float32)
-        self._hist_flat = self._hist.reshape(-1)
+        # per play: its card counts per slot, as bytes
+        self._counts: dict[tuple[bh.Card, ...], bytes] = {}
+        # per play (its card texts): its hand-block entries, and its history row (bytes)
+        self._texts: dict[tuple[str, ...], tuple[Vector, bytes]] = {}
         self.reset()
 
     def reset(self) -> None:
         """Forget the game read so far."""
         self._read = 0
-        self._played[:] = 0.0
-        self._hist[:] = 0.0
+        # per seat: what it played, in the entries of the hand block (its first 16
+        # entries are the cards played per slot), and those 16 as bytes
+        self._played = np.zeros((5, _HAND_SIZE), dtype=np.float32)
+        self._played_rows = [_ZERO_ROW] * 5
+        # the history block without its seat columns, most recent first
+        self._hist = bytes(4 * HISTORY * _HIST_ROW)
         self._hist_seats: list[int] = []
-        self._hands: dict[int, tuple[tuple[bh.Card, ...], bh.Card | None, Vector]] = {}
-        # per seat, in the play phase: its hand block plus what it has played
+        # per seat: (its hand, the called card, the hand block as bytes)
+        self._hands: dict[int, tuple[Any, bh.Card | None, bytes]] = {}
+        # per seat, in the play phase: its hand block plus what it had played then
         self._bases: dict[int, Vector] = {}
-        self._rules: tuple[dict[str, Any], Vector] | None = None
+        self._rules: tuple[dict[str, Any], bytes] | None = None
         if len(self._counts) > 50_000:
             self._counts.clear()
         if len(self._texts) > 50_000:
             self._texts.clear()
 
     # -- public events -------------------------------------------------------------
-    def _play_vectors(self, texts: tuple[str, ...]) -> tuple[Vector, Vector]:
+    def _play_vectors(self, texts: tuple[str, ...]) -> tuple[Vector, bytes]:
         vectors = self._texts.get(texts)
         if vectors is None:
             block = np.zeros(_HAND_SIZE, dtype=np.float32)
@@ -237,31 +266,32 @@ class ObservationEncoder:
                     block[SLOTS + 49] += 1
             row = np.zeros(_HIST_ROW, dtype=np.float32)
             row[6:] = block[:SLOTS]
-            vectors = self._texts[texts] = (block, row)
+            vectors = self._texts[texts] = (block, row.tobytes())
         return vectors
 
     def _read_events(self, events: Sequence[dict[str, Any]]) -> None:
         n = len(events)
         if n < self._read:
             self.reset()
-        hist, seats, played = self._hist, self._hist_seats, self._played
+        seats, played = self._hist_seats, self._played
+        cut = len(self._hist) - 4 * _HIST_ROW
         for ev in events[self._read:n]:
             kind = ev["type"]
             if kind == "play":
                 block, row = self._play_vectors(tuple(ev["cards"]))
                 seat = ev["seat"]
                 played[seat] += block
-                hist[1:] = hist[:-1]
-                hist[0] = row
+                self._played_rows[seat] = played[seat, :SLOTS].tobytes()
+                self._hist = row + self._hist[:cut]
             elif kind == "pass" or kind == "ask_lead":
                 seat = ev["seat"]
-                hist[1:] = hist[:-1]
-                hist[0] = _PASS_ROW
+                self._hist = _PASS_ROW + self._hist[:cut]
             elif kind == "deal":
-                played[:] = 0.0
-                hist[:] = 0.0
-                seats.clear()
-                self._bases.clear()
+                read = self._read
+                self.reset()
+                self._read = read
+                seats = self._hist_seats
+                played = self._played
                 continue
             else:
                 continue
@@ -271,11 +301,8 @@ class ObservationEncoder:
         self._read = n
 
     # -- own hand ------------------------------------------------------------------
-    def _hand_block(self, seat: int, hand: tuple[bh.Card, ...]) -> Vector:
-        """The hand block but its last entry (the called card's copies)."""
-        kept = self._hands.get(seat)
-        if kept is not None and kept[0] is hand:
-            return kept[2]
+    def _hand_block(self, hand: tuple[bh.Card, ...]) -> Vector:
+        """The hand block, its last entry (the called card's copies) 0."""
         values = np.fromiter(hand, dtype=np.int64, count=len(hand))
         block = np.zeros(_HAND_SIZE, dtype=np.float32)
         block[:SLOTS] = np.bincount(_SLOT_OF[values], minlength=SLOTS)
@@ -283,15 +310,39 @@ class ObservationEncoder:
         block[SLOTS:SLOTS + 48] = np.bincount(suits[suits >= 0], minlength=48)
         block[SLOTS + 48] = hand.count(bh.EMPEROR_CARD)
         block[SLOTS + 49] = hand.count(bh.GUARD_CARD)
-        self._hands[seat] = (hand, None, block)
         return block
 
-    def _cards_vector(self, cards: tuple[bh.Card, ...]) -> Vector:
-        vec = self._counts.get(cards)
-        if vec is None:
+    def _hand_bytes(self, view: bh.View, me: int) -> bytes:
+        called = view.called
+        hand = view.hand
+        if view.stage is _PLAY_STAGE:
+            # in play a hand changes only by the seat's own plays, read from the events
+            key: Any = self._played_rows[me]
+            kept = self._hands.get(me)
+            if kept is not None and kept[0] is key and kept[1] == called:
+                return kept[2]
+            base = self._bases.get(me)
+            if base is None:
+                base = self._bases[me] = self._hand_block(hand) + self._played[me]
+            block: Vector = base - self._played[me]
+        else:
+            key = hand
+            kept = self._hands.get(me)
+            if kept is not None and kept[0] is key and kept[1] == called:
+                return kept[2]
+            block = self._hand_block(hand)
+        if called is not None and called.suit is not None:
+            block[_HAND_SIZE - 1] = block[SLOTS + _SUIT_OF[int(called)]]
+        data = block.tobytes()
+        self._hands[me] = (key, called, data)
+        return data
+
+    def _cards_bytes(self, cards: tuple[bh.Card, ...]) -> bytes:
+        data = self._counts.get(cards)
+        if data is None:
             values = np.fromiter(cards, dtype=np.int64, count=len(cards))
-            vec = self._counts[cards] = _counts_of_slots(_SLOT_OF[values])
-        return vec
+            data = self._counts[cards] = _counts_of_slots(_SLOT_OF[values]).tobytes()
+        return data
 
     # -- the vector ------------------------------------------------------------------
     def encode(self, view: bh.View) -> Vector:
@@ -302,69 +353,73 @@ class ObservationEncoder:
         events = view.events
         if len(events) != self._read:
             self._read_events(events)
-        rel = _REL[me]
-        out = np.zeros(OBS_SIZE, dtype=np.float32)
-        hand = out[_HAND0:_HAND1]
-        if view.stage is _PLAY_STAGE:
-            # in play a hand changes only by the seat's own plays, read from the events
-            base = self._bases.get(me)
-            if base is None:
-                base = self._bases[me] = self._hand_block(me, view.hand) + self._played[me]
-            np.subtract(base, self._played[me], out=hand)
-        else:
-            hand[:] = self._hand_block(me, view.hand)
-        out[_PLAYED] = self._played[_ROT[me], :SLOTS].ravel()
-        out[_HISTORY] = self._hist_flat
+        rel = _REL4[me]
+        buf = bytearray(_NBYTES)
+        buf[_B_HAND:_B_HAND_END] = self._hand_bytes(view, me)
+        rows = self._played_rows
+        buf[_B_PLAYED:_B_PLAYED_END] = b"".join(rows[me:] + rows[:me])
+        buf[_B_HISTORY:_B_HISTORY_END] = self._hist
         rules = self._rules
         if rules is None or rules[0] is not view.rules:
-            rules = self._rules = (view.rules, _rules_vector(view.rules))
-        out[_RULES] = rules[1]
+            rules = self._rules = (view.rules, _rules_vector(view.rules).tobytes())
+        buf[_B_RULES:_B_RULES_END] = rules[1]
         sizes = view.hand_counts
+        buf[_B_SIZES:_B_SIZES + 20] = _pack5(*sizes[me:], *sizes[:me])
+        buf[_B_KICKS:_B_KICKS + 8] = _pack2(view.kicks, view.stake)
+        one = _ONE
+        o = _B_STAGE[view.stage]
+        buf[o:o + 4] = one
         to_act = view.to_act
-        pos = [_STAGE[view.stage], _TO_ACT + (5 if to_act is None else rel[to_act]),
-               _DEALER + rel[view.dealer], _KICKS, _STAKE, *_SIZE_POS]
-        val = [1.0, 1.0, 1.0, view.kicks, view.stake, *sizes[me:], *sizes[:me]]
-        ones = 0
-        for base, seat in ((_CANDIDATE, view.candidate), (_EMPEROR, view.emperor),
-                           (_GUARD, view.guard), (_LEADER, view.leader)):
-            if seat is not None:
-                pos.append(base + rel[seat])
-                ones += 1
+        o = _B_TO_ACT + (20 if to_act is None else rel[to_act])
+        buf[o:o + 4] = one
+        o = _B_DEALER + rel[view.dealer]
+        buf[o:o + 4] = one
+        seat = view.candidate
+        if seat is not None:
+            o = _B_CANDIDATE + rel[seat]
+            buf[o:o + 4] = one
+        seat = view.emperor
+        if seat is not None:
+            o = _B_EMPEROR + rel[seat]
+            buf[o:o + 4] = one
+        seat = view.guard
+        if seat is not None:
+            o = _B_GUARD + rel[seat]
+            buf[o:o + 4] = one
+        seat = view.leader
+        if seat is not None:
+            o = _B_LEADER + rel[seat]
+            buf[o:o + 4] = one
         if view.role is not None:
-            pos.append(_ROLE[view.role])
-            ones += 1
+            o = _B_ROLE[view.role]
+            buf[o:o + 4] = one
         if view.solo is not None:
-            pos.append(_SOLO[view.solo])
-            ones += 1
+            o = _B_SOLO[view.solo]
+            buf[o:o + 4] = one
         called = view.called
         if called is not None and called.suit is not None:
-            suit = int(_SUIT_OF[int(called)])
-            pos.append(_CALLED + suit)
-            ones += 1
-            out[_HAND_CALLED] = out[_HAND0 + SLOTS + suit]
+            o = _B_CALLED + 4 * int(_SUIT_OF[int(called)])
+            buf[o:o + 4] = one
         if view.guard_open:
-            pos.append(_GUARD_OPEN)
-            ones += 1
-        if view.rebels:
-            pos += [_REBELS + rel[seat] for seat in view.rebels]
-            ones += len(view.rebels)
-        if view.left:
-            pos += [_LEFT + rel[seat] for seat in view.left]
-            ones += len(view.left)
+            buf[_B_GUARD_OPEN:_B_GUARD_OPEN + 4] = one
+        for seat in view.rebels:
+            o = _B_REBELS + rel[seat]
+            buf[o:o + 4] = one
+        for seat in view.left:
+            o = _B_LEFT + rel[seat]
+            buf[o:o + 4] = one
+        for place, seat in enumerate(view.out, 1):
+            o = _B_OUT + rel[seat]
+            buf[o:o + 4] = _SMALL[place]
         last = view.last_play
         if last is not None:
-            pos.append(_LAST_SEAT + rel[last[0]])
-            ones += 1
-            out[_LAST_CARDS] = self._cards_vector(last[1])
-        seats = self._hist_seats
-        pos += [base + rel[seat] for base, seat in zip(_HIST_SEAT_POS, seats, strict=False)]
-        ones += len(seats)
-        val += [1.0] * ones
-        if view.out:
-            pos += [_OUT + rel[seat] for seat in view.out]
-            val += range(1, len(view.out) + 1)
-        out[pos] = val
-        return out
+            o = _B_LAST_SEAT + rel[last[0]]
+            buf[o:o + 4] = one
+            buf[_B_LAST_CARDS:_B_LAST_CARDS_END] = self._cards_bytes(last[1])
+        for o, seat in zip(_B_HIST_SEATS, self._hist_seats, strict=False):
+            o += rel[seat]
+            buf[o:o + 4] = one
+        return np.frombuffer(buf, dtype=np.float32)
 
 
 def observe(view: bh.View) -> Vector:

@@ -37,7 +37,7 @@ from pettingzoo.utils import wrappers
 
 import baohuang as bh
 
-from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode
+from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, mask_of
 from .observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 
 __all__ = ["env", "raw_env"]
@@ -134,9 +134,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         view, indexes = self._decision(AGENTS.index(agent))
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        mask[indexes] = 1
-        return {"observation": self._observations.encode(view), "action_mask": mask}
+        return {"observation": self._observations.encode(view), "action_mask": mask_of(indexes)}
 
     def legal_indexes(self) -> list[int]:
         """The indexes of the legal actions of ``agent_selection`` (the 1s of its
