@@ -1111,3 +1111,32 @@ def test_the_hint_cycles_the_engines_order(browser: Browser, server: str, size: 
         assert errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_turn_clock_counts_to_the_servers_deadline(browser: Browser, server: str,
+                                                       size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    # this computer's clock is five minutes fast: the clock must still show the server's
+    page.context.add_init_script("""(() => { const real = Date.now;
+      Date.now = () => real() + 300000; })()""")
+    try:
+        _quickplay(page, "Clock", bots="random", practice=True, seed=3, timeout=60)
+        wait_turn_or_over(page)
+        timer = page.locator("[data-testid=seat].me [data-testid=timer]")
+        timer.wait_for()
+        shown = int(re.sub(r"\D", "", timer.inner_text()))
+        assert 50 <= shown <= 60, timer.inner_text()
+        deadline = page.evaluate("() => window.baohuang.screen.deadline")
+        page.reload()
+        page.wait_for_function("() => window.baohuang.screen.view")
+        wait_turn_or_over(page)
+        timer.wait_for()
+        again = int(re.sub(r"\D", "", timer.inner_text()))
+        assert 0 < again <= 60
+        table_deadline = page.evaluate("() => window.baohuang.screen.table.deadline")
+        assert page.evaluate("() => window.baohuang.screen.deadline") == table_deadline
+        assert table_deadline >= deadline - 1
+        assert errors == []
+    finally:
+        page.context.close()

@@ -104,7 +104,8 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
                     "limits": {"max_message_bytes": config.max_message_bytes,
                                "rate_per_second": config.rate_per_second,
-                               "burst": config.burst}})
+                               "burst": config.burst},
+                    "now": time.time()})
     bucket = TokenBucket(config.rate_per_second, config.burst)
 
     def take(data: str | bytes) -> None:

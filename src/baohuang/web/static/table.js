@@ -78,6 +78,8 @@ export class TableScreen {
     switch (msg.type) {
       case 'hello':
         if (msg.user) this.app.setUser(msg.user);
+        // the server's clock less ours: deadlines are the server's unix times
+        if (typeof msg.now === 'number') this.skew = msg.now - Date.now() / 1000;
         return;
       case 'table': {
         const wasHosted = this.myHosted();
@@ -350,7 +352,13 @@ export class TableScreen {
   // -- drawing ----------------------------------------------------------------
   timerLeft(seat) {
     if (!this.deadline || !this.view || this.view.to_act !== seat) return null;
-    return Math.max(0, Math.ceil(this.deadline - Date.now() / 1000));
+    const most = this.table && this.table.timeout ? Math.ceil(this.table.timeout) : Infinity;
+    return Math.min(most, Math.max(0, Math.ceil(this.deadline - this.serverNow())));
+  }
+
+  // The server's unix time now, as far as this page can tell (its hello said its time).
+  serverNow() {
+    return Date.now() / 1000 + (this.skew || 0);
   }
 
   tick() {
