@@ -51,6 +51,23 @@ def bench_baohuang(preset: str, seeds: range) -> tuple[int, float]:
     return steps, time.perf_counter() - start
 
 
+def bench_engine(preset: str, seeds: range) -> tuple[int, float]:
+    """(steps, seconds) of the same random games on the bare engine: the acting seat's
+    view, its legal actions and ``apply``, no observation, mask or environment (the
+    ceiling of any environment over this engine)."""
+    rules = bh.RuleSet.preset(preset)
+    rng = random.Random(seeds.start)
+    steps = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        game = bh.Game.new(rules, seed)
+        while not game.is_over:
+            legal = game.view(game.to_act).legal_actions
+            game.apply(legal[rng.randrange(len(legal))])
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
 def load_rlcard() -> Callable[[int], Any] | None:
     """A maker of RLCard's Dou Dizhu environment, or None without rlcard."""
     try:
@@ -97,12 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     make = None if args.no_rlcard else load_rlcard()
     per_round = args.games // args.rounds
     ours = [0, 0.0]
+    bare = [0, 0.0]
     theirs = [0, 0.0]
     for k in range(args.rounds):
         seeds = range(k * per_round, (k + 1) * per_round)
         steps, seconds = bench_baohuang(args.preset, seeds)
         ours[0] += steps
         ours[1] += seconds
+        steps, seconds = bench_engine(args.preset, seeds)
+        bare[0] += steps
+        bare[1] += seconds
         if make is not None:
             steps, seconds = bench_rlcard(make, seeds)
             theirs[0] += steps
@@ -113,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{sys.version.split()[0]}")
     print(f"baohuang_v0 ({args.preset:<9})  {ours[0]:>8} steps  {ours[1]:6.2f} s  "
           f"{rate:>9,.0f} steps/s")
+    print(f"engine alone (view)      {bare[0]:>8} steps  {bare[1]:6.2f} s  "
+          f"{bare[0] / bare[1]:>9,.0f} steps/s   (no observation, mask or env)")
     if make is None:
         print("rlcard is not installed (pip install -e '.[bench]'): no comparison.")
         return 0
