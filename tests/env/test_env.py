@@ -35,11 +35,12 @@ from baohuang.env.actions import (
 from baohuang.env.observation import OBS_HIGH, OBS_LAYOUT, OBS_SIZE, ObservationEncoder, observe
 
 OPTIONS: tuple[dict[str, bool], ...] = ({}, {"kaopai": True}, {"hold_sixes": True},
-                                        {"kaopai": True, "hold_sixes": True})
+                                        {"kaopai": True, "hold_sixes": True},
+                                        {"jokers_with_twos": True})
 
 
 def rule_sets() -> list[bh.RuleSet]:
-    """Every preset, and each with 烤牌 / 憋6 (and 特画 where it can be on)."""
+    """Every preset, and each with 烤牌 / 憋6 / jokers on 2s (and 特画 where it can be on)."""
     out = []
     for rules in bh.PRESETS.values():
         for options in OPTIONS:
