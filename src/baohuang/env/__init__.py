@@ -1,6 +1,8 @@
 """Learning environments for 保皇: PettingZoo (``baohuang_v0``), Gymnasium
-(:class:`BaohuangGymEnv`), and the action and observation encodings they share
-(``docs/rl.md``).  Needs the ``rl`` extra: ``pip install 'baohuang[rl]'``."""
+(:class:`BaohuangGymEnv`), RLCard (``rlcard.make("baohuang")``), and the action and
+observation encodings they share (``docs/rl.md``).  Needs the ``rl`` extra:
+``pip install 'baohuang[rl]'``.  Importing it registers the RLCard environment
+(``rlcard_env``)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ try:
     import gymnasium  # noqa: F401
     import numpy  # noqa: F401
     import pettingzoo  # noqa: F401
+    import rlcard  # noqa: F401
 except ImportError as exc:                       # pragma: no cover - without the extra
-    raise ImportError(f"baohuang.env needs numpy, gymnasium and pettingzoo ({exc.name} is "
-                      "missing): pip install 'baohuang[rl]'") from exc
+    raise ImportError(f"baohuang.env needs numpy, gymnasium, pettingzoo and rlcard "
+                      f"({exc.name} is missing): pip install 'baohuang[rl]'") from exc
 
-from . import baohuang_v0
+from . import baohuang_v0, rlcard_env
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, encode, legal_mask
 from .gym_env import BaohuangGymEnv
 from .observation import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, observe
@@ -30,4 +33,5 @@ __all__ = [
     "encode",
     "legal_mask",
     "observe",
+    "rlcard_env",
 ]
