@@ -108,9 +108,9 @@ def browser() -> Iterator[Browser]:
 
 
 def _page(browser: Browser, server: str, width: int = 1280, height: int = 900,
-          lang: str | None = None) -> tuple[Page, list[str]]:
+          lang: str | None = None, touch: bool = False) -> tuple[Page, list[str]]:
     context = browser.new_context(viewport={"width": width, "height": height},
-                                  base_url=server)
+                                  base_url=server, has_touch=touch, is_mobile=touch)
     if lang:
         context.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
     page = context.new_page()
@@ -939,7 +939,7 @@ SIZES = {"desktop": (1280, 900), "phone": (390, 844), "small-phone": (360, 740)}
 def _sized(browser: Browser, server: str, size: str, lang: str | None = None
            ) -> tuple[Page, list[str]]:
     width, height = SIZES[size]
-    return _page(browser, server, width, height, lang)
+    return _page(browser, server, width, height, lang, touch=size != "desktop")
 
 
 def _tall_enough(page: Page, testid: str) -> None:
@@ -1137,6 +1137,80 @@ def test_the_turn_clock_counts_to_the_servers_deadline(browser: Browser, server:
         table_deadline = page.evaluate("() => window.baohuang.screen.table.deadline")
         assert page.evaluate("() => window.baohuang.screen.deadline") == table_deadline
         assert table_deadline >= deadline - 1
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def _unseen(view: dict[str, Any]) -> dict[int, int]:
+    """The 记牌器's counts computed here from the deck, the hand and the played cards."""
+    from collections import Counter
+
+    from baohuang import make_deck, parse_card
+    deck = Counter(int(c.rank) for c in make_deck(view["rules"]["deck"]))
+    seen = Counter(int(parse_card(c).rank) for c in view["hand"] + view["played"])
+    return {rank: n - seen[rank] for rank, n in deck.items()}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        # 托管 bots pass whenever they follow: our lead wins each round
+        _quickplay(page, "Counter", bots="hosted", practice=True, seed=9)
+        counter = page.get_by_test_id("card-counter")
+        counter.wait_for()
+        while True:
+            st = wait_turn_or_over(page)
+            assert st is not None
+            if st["stage"] == "play":
+                break
+            page.get_by_test_id("decision").first.click()
+            wait_moved(page, st["version"])
+        # the hand: a count over each rank, a tap selects the whole group
+        view = page.evaluate("() => window.baohuang.screen.view")
+        groups = page.get_by_test_id("rank-pick")
+        first = groups.first
+        rank = int(first.get_attribute("data-rank") or 0)
+        from baohuang import parse_card
+        held = [c for c in view["hand"] if int(parse_card(c).rank) == rank]
+        assert first.get_by_test_id("rank-count").inner_text() == f"×{len(held)}"
+        first.click()
+        picked = page.evaluate("""() => { const s = window.baohuang.screen;
+          return [...s.selection].map((i) => s.view.hand[i]); }""")
+        assert sorted(picked) == sorted(held)
+        first.click()
+        assert page.evaluate("() => window.baohuang.screen.selection.size") == 0
+        # lead the lowest single: everyone passes, the trick stays until we lead again
+        single = next(a["cards"] for a in reversed(view["legal_actions"])
+                      if a["kind"] == "play" and len(a["cards"]) == 1)
+        click_card(page, single[0])
+        page.get_by_test_id("play").click()
+        page.wait_for_function("""() => { const v = window.baohuang.screen.view;
+          return v.to_act === v.seat && v.last_play === null && v.played.length > 0; }""")
+        trick = page.get_by_test_id("last-trick")
+        trick.wait_for()
+        assert trick.locator(".card").count() == 1
+        view = page.evaluate("() => window.baohuang.screen.view")
+        shown = {int(el.get_attribute("data-rank") or 0): int(el.get_attribute("data-left") or 0)
+                 for el in page.get_by_test_id("counter-rank").all()}
+        assert shown == _unseen(view)
+        _shot(page, f"last-trick-{size}.png")
+        page.get_by_test_id("peek-last").click()
+        peek = page.get_by_test_id("last-round")
+        peek.wait_for()
+        assert peek.locator("li").count() == 5
+        _shot(page, f"last-round-{size}.png")
+        page.get_by_test_id("close-peek").click()
+        peek.wait_for(state="detached")
+        # the counter is a per-table switch, on by default, kept over a reload
+        page.get_by_test_id("counter-toggle").click()
+        counter.wait_for(state="detached")
+        page.reload()
+        page.get_by_test_id("counter-toggle").wait_for()
+        assert page.get_by_test_id("card-counter").count() == 0
+        page.get_by_test_id("counter-toggle").click()
+        counter.wait_for()
         assert errors == []
     finally:
         page.context.close()

@@ -105,9 +105,9 @@ _FIRST_PERSON: Final = {
     "rebels": "rebel", "kicks": "kick", "claims solo": "claim solo",
 }
 
-#: Finishing places 1st..5th: 头客, 二客, 三客, 二拉, 大拉.
+#: Finishing places 1st..5th: 头科, 二科, 三科, 二拉, 大拉 (as in the web client).
 PLACE_NAMES: Final[dict[int, tuple[str, str]]] = {
-    1: ("头客", "1st"), 2: ("二客", "2nd"), 3: ("三客", "3rd"), 4: ("二拉", "4th"),
+    1: ("头科", "1st"), 2: ("二科", "2nd"), 3: ("三科", "3rd"), 4: ("二拉", "4th"),
     5: ("大拉", "5th"),
 }
 

@@ -182,3 +182,34 @@ export function groupHand(hand) {
   }
   return groups;
 }
+
+// How many cards of each rank the table's deck holds (docs/rules.md §2): rank -> count.
+export function deckCounts(rules) {
+  const deck = (rules && rules.deck) || 'shandong165';
+  const counts = {};
+  for (let r = deck === 'full' ? 3 : 6; r <= 15; r += 1) counts[r] = 16;
+  if (deck === 'shandong165') counts[6] = 13;
+  counts[SJ] = 4;
+  counts[BJ] = 4;
+  return counts;
+}
+
+// 记牌器: for each rank, how many cards the viewer has not seen yet — the deck less the
+// viewer's own hand less every card played (public information only).  Under
+// called_card_high one copy of the called card became the 特画 once it was called.
+// Returns [{rank, left}], high ranks first.
+export function unseenCounts(view) {
+  const counts = deckCounts(view.rules);
+  const rules = view.rules || {};
+  if (rules.called_card_high && view.called) {
+    const called = parseCard(view.called).rank;
+    if (counts[called]) counts[called] -= 1;
+    counts[TH] = 1;
+  }
+  for (const text of [...(view.hand || []), ...(view.played || [])]) {
+    const r = parseCard(text).rank;
+    if (counts[r] !== undefined) counts[r] -= 1;
+  }
+  return Object.keys(counts).map(Number).sort((a, b) => b - a)
+    .map((rank) => ({ rank, left: Math.max(0, counts[rank]) }));
+}

@@ -36,7 +36,7 @@ export function stageTextKey(view) {
 }
 
 // The dialog element.  send(action) is called with the chosen action.
-export function decisionDialog(view, send) {
+export function decisionDialog(view, send, keyboard = true) {
   const stage = view.stage;
   const rules = view.rules || {};
   const legal = view.legal_actions || [];
@@ -76,7 +76,7 @@ export function decisionDialog(view, send) {
   h('p', { class: 'dialog-text' }, t(stageTextKey(view), stageParams(view))),
   callButtons.length ? h('div', { class: 'call-grid' }, callButtons) : null,
   h('div', { class: 'choices' }, buttons),
-  h('p', { class: 'dialog-keys' }, t('keys_decision')));
+  keyboard ? h('p', { class: 'dialog-keys' }, t('keys_decision')) : null);
 }
 
 function stageParams(view) {

@@ -5,7 +5,7 @@ import { TableConnection } from './conn.js';
 import {
   checkSelection, hintActions, indexesFor, nextOfRank, parseCard, rankForKey, readView,
 } from './cards.js';
-import { renderTable } from './tableview.js';
+import { previousRound, renderTable } from './tableview.js';
 import { opponentBots, seatInfo, seatLabel, isRoleStage } from './model.js';
 import { get, post } from './api.js';
 import { scoreSheet } from './scoresheet.js';
@@ -204,6 +204,27 @@ export class TableScreen {
     this.act({ kind: 'pass' });
   }
 
+  // A tap on a rank of the hand: select all its cards, or clear them when all are.
+  pickRank(indexes) {
+    const all = indexes.every((i) => this.selection.has(i));
+    for (const i of indexes) {
+      if (all) this.selection.delete(i);
+      else this.selection.add(i);
+    }
+    this.message = null;
+    this.render();
+  }
+
+  // 记牌器: on unless switched off at this table (remembered per table).
+  counterOn() {
+    return localStorage.getItem(`bh_counter_${this.tableId}`) !== 'off';
+  }
+
+  toggleCounter() {
+    localStorage.setItem(`bh_counter_${this.tableId}`, this.counterOn() ? 'off' : 'on');
+    this.render();
+  }
+
   hint() {
     if (!this.myTurnToPlay()) return;
     const plays = hintActions(this.view);
@@ -396,6 +417,8 @@ export class TableScreen {
       hideScore: this.scoreHidden,
       openHands: this.view.stage === 'over' ? this.view.hands : null,
       logOpen: this.logOpen,
+      counterOn: this.counterOn(),
+      peekOpen: this.peekOpen,
       keyboard: hasKeyboard(),
       timerLeft: (seat) => this.timerLeft(seat),
       extraInfo: this.extraInfo(),
@@ -412,6 +435,8 @@ export class TableScreen {
         again: () => this.again(),
         closeScore: () => { this.scoreHidden = true; this.render(); },
         logToggle: (open) => { this.logOpen = open; },
+        peek: (open) => { this.peekOpen = open; this.render(); },
+        pickRank: (indexes) => this.pickRank(indexes),
       },
     };
     this.root.appendChild(renderTable(ctx));
@@ -445,7 +470,18 @@ export class TableScreen {
     if (this.table && this.table.games > 1) {
       items.push(h('span', { class: 'info-item totals', testid: 'totals' }, t('totals_label'),
         (this.table.totals || []).map((v, s) => h('span', { class: 'tot' },
-          free(seatLabel(this.table, s)), `${v}`))));
+          free(seatLabel(this.table, s)), h('b', {}, `${v}`)))));
+    }
+    const v = this.view;
+    if (v && v.seat !== null && v.seat !== undefined && v.stage !== 'over') {
+      items.push(h('button', { class: 'btn small', testid: 'counter-toggle',
+        'aria-pressed': this.counterOn() ? 'true' : 'false', title: t('counter_help'),
+        onclick: () => this.toggleCounter() },
+      t(this.counterOn() ? 'btn_counter_on' : 'btn_counter_off')));
+    }
+    if (v && v.stage === 'play' && previousRound(v)) {
+      items.push(h('button', { class: 'btn small', testid: 'peek-last',
+        onclick: () => { this.peekOpen = true; this.render(); } }, t('btn_last_round')));
     }
     if (this.lastGameOver) {
       items.push(h('button', { class: 'btn small', testid: 'last-score',

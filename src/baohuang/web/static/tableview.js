@@ -3,7 +3,9 @@
 import { free, h, svg } from './dom.js';
 import { t, tNodes } from './i18n.js';
 import { HOE, ROBOT, cardEl, cardName, cardRow } from './cardview.js';
-import { checkSelection, groupHand } from './cards.js';
+import {
+  BJ, SJ, TH, checkSelection, groupHand, rankLabel, unseenCounts,
+} from './cards.js';
 import { decisionDialog } from './decisions.js';
 import {
   botLevel, isRoleStage, placeOf, relPos, roleBadges, roundActions, seatInfo, seatLabel, tributes,
@@ -16,7 +18,13 @@ const POS = ['bottom', 'right', 'top-right', 'top-left', 'left'];
 export function renderTable(ctx) {
   const { view } = ctx;
   const me = view.seat;
-  const round = roundActions(view);
+  const current = roundActions(view);
+  const before = previousRound(view);
+  // the won trick stays on the table (dimmed) until the next lead
+  const keep = view.stage === 'play' && !Object.keys(current).length && before;
+  const round = keep ? before.actions : current;
+  ctx.staleRound = Boolean(keep);
+  ctx.previous = before;
   const seats = [1, 2, 3, 4].map((rel) => {
     const seat = ((me ?? 0) + rel) % 5;
     return seatPanel(ctx, seat, round);
@@ -29,8 +37,77 @@ export function renderTable(ctx) {
     seatPanel(ctx, watching ? 0 : me, round),
     watching ? null : controls(ctx),
     watching ? null : handArea(ctx));
-  return h('div', { class: 'table-view' }, hostedBanner(ctx), infoBar(ctx), felt, bottom,
-    eventLog(ctx));
+  return h('div', { class: 'table-view' }, hostedBanner(ctx), infoBar(ctx), counterStrip(ctx),
+    felt, bottom, ctx.peekOpen && before ? lastRoundPeek(ctx, before) : null, eventLog(ctx));
+}
+
+// The round before the current one: each seat's last play or pass in it, and who won
+// it ({actions, winner, cards}), or null.
+export function previousRound(view) {
+  let current = {};
+  let lastPlay = null;
+  let prev = null;
+  for (const ev of view.events || []) {
+    if (ev.type === 'deal' || ev.type === 'play_starts') {
+      current = {};
+      lastPlay = null;
+      prev = null;
+    } else if (ev.type === 'lead') {
+      if (Object.keys(current).length) {
+        prev = { actions: current, winner: lastPlay ? lastPlay.seat : null,
+          cards: lastPlay ? lastPlay.cards : [] };
+      }
+      current = {};
+      lastPlay = null;
+    } else if (ev.type === 'play' && ev.seat !== undefined) {
+      current[ev.seat] = { kind: 'play', cards: ev.cards };
+      lastPlay = { seat: ev.seat, cards: ev.cards };
+    } else if ((ev.type === 'pass' || ev.type === 'ask_lead') && ev.seat !== undefined) {
+      current[ev.seat] = { kind: ev.type };
+    }
+  }
+  return prev;
+}
+
+// 上一轮: every seat's play in the round before, over the table until closed.
+function lastRoundPeek(ctx, before) {
+  const rows = [0, 1, 2, 3, 4].map((seat) => {
+    const act = before.actions[seat];
+    let what = h('span', { class: 'said' }, '–');
+    if (act && act.kind === 'play') what = cardRow(act.cards);
+    else if (act && act.kind === 'pass') what = h('span', { class: 'said pass' }, t('said_pass'));
+    else if (act && act.kind === 'ask_lead') what = h('span', { class: 'said' }, t('said_ask_lead'));
+    return h('li', { class: seat === before.winner ? 'won' : '', 'data-seat': seat },
+      free(seatLabel(ctx.table, seat), 'peek-name'), what);
+  });
+  return h('div', { class: 'overlay', onclick: (e) => {
+    if (e.target === e.currentTarget) ctx.on.peek(false);
+  } }, h('div', { class: 'dialog peek', testid: 'last-round', role: 'dialog',
+    'aria-labelledby': 'peek-title' },
+  h('h2', { id: 'peek-title' }, t('last_round_title')),
+  h('ol', { class: 'peek-rows' }, rows),
+  h('div', { class: 'choices' }, h('button', { class: 'btn', testid: 'close-peek',
+    onclick: () => ctx.on.peek(false) }, t('btn_close')))));
+}
+
+// 记牌器: each rank's cards not seen yet (deck less own hand less played cards).
+function counterStrip(ctx) {
+  const { view } = ctx;
+  if (!ctx.counterOn || view.seat === null || view.seat === undefined
+      || view.stage === 'over' || !(view.hand || []).length) return null;
+  return h('div', { class: 'counter', testid: 'card-counter', 'aria-label': t('counter_label') },
+    h('span', { class: 'counter-title' }, t('counter_label')),
+    unseenCounts(view).map(({ rank, left }) => h('span', {
+      class: `cc ${left ? '' : 'gone'}`, testid: 'counter-rank', 'data-rank': rank,
+      'data-left': left,
+    }, h('span', { class: 'cc-rank' }, rankName(rank)), h('b', {}, String(left)))));
+}
+
+function rankName(rank) {
+  if (rank === SJ) return t('joker_small_mini');
+  if (rank === BJ) return t('joker_big_mini');
+  if (rank === TH) return t('joker_tehua_mini');
+  return rankLabel(rank);
 }
 
 // A seated player on 托管 sees it at once, with one button to take it back (docs/rules.md §10).
@@ -139,16 +216,20 @@ function seatPanel(ctx, seat, round) {
   const timer = turn && ctx.timerLeft ? ctx.timerLeft(seat) : null;
   const act = round[seat];
   let action = null;
-  if (act && act.kind === 'play') action = cardRow(act.cards);
+  if (act && act.kind === 'play') action = cardRow(act.cards, { class: ctx.staleRound ? 'stale' : '' });
   else if (act && act.kind === 'pass') action = h('span', { class: 'said pass' }, t('said_pass'));
   else if (act && act.kind === 'ask_lead') action = h('span', { class: 'said' }, t('said_ask_lead'));
   const open = ctx.openHands && ctx.openHands[seat];
+  const totals = table && table.games > 1 ? table.totals : null;
+  const points = totals && typeof totals[seat] === 'number' ? totals[seat] : null;
   return h('div', { class: classes.join(' '), testid: 'seat', 'data-seat': seat,
     'data-count': count },
   h('div', { class: 'seat-head' },
     info.bot ? svg(ROBOT, 'bot-icon') : null,
     free(seatLabel(table, seat), 'seat-name'),
-    view.dealer === seat ? h('span', { class: 'dealer', title: t('dealer_help') }, t('dealer_mark')) : null),
+    view.dealer === seat ? h('span', { class: 'dealer', title: t('dealer_help') }, t('dealer_mark')) : null,
+    points !== null ? h('span', { class: `seat-points ${points > 0 ? 'pos' : points < 0 ? 'neg' : ''}`,
+      testid: 'seat-points', title: t('points_help') }, t('points_n', { n: points })) : null),
   h('div', { class: 'badges' }, badges),
   h('div', { class: 'seat-stats' },
     h('span', { class: 'count', testid: 'cards-left', title: t('cards_left_help') },
@@ -182,12 +263,18 @@ function centerArea(ctx) {
   if (view.stage === 'over' && view.result && !ctx.hideScore) {
     parts.push(scoreSheet(ctx));
   } else if (myDecision) {
-    parts.push(decisionDialog(view, ctx.on.decide));
+    parts.push(decisionDialog(view, ctx.on.decide, ctx.keyboard));
   } else {
     if (view.last_play) {
       parts.push(h('div', { class: 'last-play', testid: 'last-play' },
         h('div', { class: 'last-by' }, free(seatLabel(ctx.table, view.last_play.seat))),
         h('div', { class: 'last-cards' }, view.last_play.cards.map((c) => cardEl(c)))));
+    } else if (ctx.staleRound && ctx.previous && ctx.previous.cards.length) {
+      const prev = ctx.previous;
+      parts.push(h('div', { class: 'last-play won', testid: 'last-trick' },
+        h('div', { class: 'last-by' }, tNodes('trick_won_by', {
+          name: free(seatLabel(ctx.table, prev.winner)) })),
+        h('div', { class: 'last-cards' }, prev.cards.map((c) => cardEl(c)))));
     } else if (view.stage === 'play' && view.leader !== null && view.leader !== undefined
       && view.leader !== view.seat) {
       parts.push(h('div', { class: 'last-play empty' },
@@ -235,8 +322,10 @@ function controls(ctx) {
       ? h('div', { class: 'message ok', testid: 'message' },
         t('sel_ok', { cards: sel.map(cardName).join(' ') }))
       : h('div', { class: 'message bad', testid: 'message' }, t(check.reason, check.params));
-  } else if (myTurn) {
+  } else if (myTurn && ctx.keyboard) {
     message = h('div', { class: 'message', testid: 'message' }, t('keys_play'));
+  } else if (myTurn) {
+    message = h('div', { class: 'message', testid: 'message' }, t('taps_play'));
   }
   return h('div', { class: 'controls' }, h('div', { class: 'buttons' }, buttons), message);
 }
@@ -248,10 +337,15 @@ function handArea(ctx) {
   return h('div', { class: `hand ${view.hand.length > 24 ? 'many' : ''}`, testid: 'hand',
     'aria-label': t('hand_label') },
   groups.map((g) => h('div', { class: 'group', 'data-rank': g.rank },
-    g.items.map(({ index }) => cardEl(view.hand[index], {
+    clickable ? h('button', { class: 'rank-pick', testid: 'rank-pick', 'data-rank': g.rank,
+      'aria-label': t('pick_rank', { rank: rankName(g.rank), n: g.items.length }),
+      onclick: () => ctx.on.pickRank(g.items.map((it) => it.index)) },
+    h('span', { class: 'rp-rank' }, rankName(g.rank)),
+    h('span', { class: 'rp-n', testid: 'rank-count' }, `×${g.items.length}`)) : null,
+    h('div', { class: 'group-cards' }, g.items.map(({ index }) => cardEl(view.hand[index], {
       testid: 'card',
       index,
       selected: ctx.selection.has(index),
       onclick: clickable ? () => ctx.on.toggleCard(index) : undefined,
-    })))));
+    }))))));
 }
