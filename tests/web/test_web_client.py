@@ -1214,3 +1214,51 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         assert errors == []
     finally:
         page.context.close()
+
+
+SMALL_CONTROLS_JS = """() => [...document.querySelectorAll(
+    'button, select, input:not([type=checkbox]), a.btn')]
+  .filter((el) => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; })
+  .filter((el) => el.getBoundingClientRect().height < 44)
+  .map((el) => (el.dataset.testid || el.id || el.className || el.tagName)
+       + ' ' + Math.round(el.getBoundingClientRect().height))"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_phone_sizes_login_with_enter_and_a_quiet_console(browser: Browser, server: str,
+                                                          size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
+    try:
+        page.goto("/")
+        page.get_by_test_id("create-form").wait_for()
+        page.wait_for_function("() => window.baohuang && window.baohuang.screen")
+        if size != "desktop":
+            assert page.evaluate(SMALL_CONTROLS_JS) == []
+        name = f"enter{size[:2]}{int(time.time() * 1000) % 10**7}"
+        page.get_by_test_id("acct-name").fill(name)
+        page.get_by_test_id("acct-password").fill("secret-pass")
+        page.get_by_test_id("register").click()
+        page.get_by_test_id("logout").wait_for()
+        page.get_by_test_id("logout").click()
+        page.get_by_test_id("acct-name").fill(name)
+        page.get_by_test_id("acct-password").fill("secret-pass")
+        page.get_by_test_id("acct-password").press("Enter")        # Enter logs in
+        page.get_by_test_id("logout").wait_for()
+        assert page.get_by_test_id("user").inner_text().startswith(name)
+        start_vs_bots(page)
+        wait_turn_or_over(page)
+        keys = page.locator(".dialog-keys:visible, .key-hint:visible").count()
+        message = page.get_by_test_id("message")
+        if size == "desktop":
+            assert keys > 0 or "Esc" in message.inner_text()
+        else:
+            assert keys == 0 and "Esc" not in (message.inner_text() if message.count() else "")
+            assert page.evaluate(SMALL_CONTROLS_JS.replace(
+                "button, select", ".table-view button, .table-head button, select")) == []
+        _shot(page, f"table-{size}.png")
+        assert console == [] and errors == []
+    finally:
+        page.context.close()

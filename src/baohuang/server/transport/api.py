@@ -75,6 +75,8 @@ async def logout(request: Request) -> Response:
 async def me(request: Request) -> Response:
     user = await session_user(request)
     if user is None:
+        if request.query_params.get("optional") == "1":
+            return JSONResponse(None)       # a page asking whether it has a session
         return error(401, "login_required", "no session: log in or play as a guest")
     return JSONResponse(user_json(user))
 

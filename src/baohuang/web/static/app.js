@@ -30,7 +30,8 @@ class App {
     });
     window.addEventListener('hashchange', () => this.route());
     try {
-      this.user = await get('/api/me');
+      // (?optional=1: no session is an answer, null, not an error for the console)
+      this.user = await get('/api/me?optional=1');
     } catch {
       this.user = null;
     }
