@@ -1,0 +1,192 @@
+"""保皇 as an OpenSpiel game: ``pyspiel.load_game("python_baohuang")`` once
+``baohuang.env`` is imported.
+
+A sequential, imperfect-information, general-sum game of five players.  The deal
+is one chance node: one of ``deals`` equally likely seeded shuffles (default
+10,000; the engine deals from the seed).  Actions are the fixed action space of
+``baohuang.env.actions``; returns are the game's scores.  Observers give, from a
+player's view only: the observation vector of ``docs/rl.md`` as tensor and a text
+of the view as string (with ``perfect_recall``: the events the player saw since
+the deal); a public observer is the spectator's view.  Parameters: ``preset``
+(default ``shandong``), ``options`` (``"kaopai=on,hold_sixes=on"``), ``deals``.
+
+>>> import pyspiel
+>>> import baohuang.env
+>>> game = pyspiel.load_game("python_baohuang", {"preset": "wurenju"})
+>>> state = game.new_initial_state()
+>>> state.is_chance_node()
+True
+>>> state.apply_action(7)
+>>> state.current_player() in range(5)
+True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+import baohuang as bh
+
+from .actions import N_ACTIONS, decode, describe, legal_indexes
+from .observation import OBS_SIZE, observe
+
+__all__ = ["BaohuangSpielGame", "BaohuangSpielState"]
+
+_DEFAULTS: dict[str, Any] = {"preset": "shandong", "options": "", "deals": 10_000}
+#: (a bound on any score: open solo 24, ×2 a standing 造反, ×2 a 踢, ×2 a lone
+#: rebel's own doubling, and some room)
+_UTILITY = 400.0
+#: (a bound on decisions: a role phase, 216 plays with four passes each, void deals)
+_MAX_LENGTH = 3000
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_baohuang",
+    long_name="Python Baohuang (保皇)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=5,
+    min_num_players=5,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS)
+
+
+def _rules(params: dict[str, Any]) -> bh.RuleSet:
+    rules = bh.RuleSet.preset(str(params.get("preset", "shandong")))
+    text = str(params.get("options", ""))
+    return rules.with_assignments([t for t in text.split(",") if t.strip()])
+
+
+class BaohuangSpielGame(pyspiel.Game):  # type: ignore[misc]  # (pyspiel ships no types)
+    """The OpenSpiel game ``python_baohuang``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**_DEFAULTS, **(params or {})}
+        self.rules = _rules(params)
+        self.deals = int(params["deals"])
+        if not 1 <= self.deals <= 1_000_000:
+            raise ValueError(f"deals must be 1..1000000, not {self.deals}")
+        info = pyspiel.GameInfo(num_distinct_actions=N_ACTIONS,
+                                max_chance_outcomes=self.deals, num_players=5,
+                                min_utility=-_UTILITY, max_utility=_UTILITY,
+                                utility_sum=None, max_game_length=_MAX_LENGTH)
+        super().__init__(_GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> BaohuangSpielState:
+        return BaohuangSpielState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None,
+                         params: dict[str, Any] | None = None) -> BaohuangObserver:
+        return BaohuangObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class BaohuangSpielState(pyspiel.State):  # type: ignore[misc]
+    """A game before the deal (a chance node) or a :class:`baohuang.Game`."""
+
+    def __init__(self, game: BaohuangSpielGame) -> None:
+        super().__init__(game)
+        self._spiel = game
+        self.game: bh.Game | None = None
+
+    def current_player(self) -> int:
+        if self.game is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.game.is_over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        seat = self.game.to_act
+        assert seat is not None
+        return seat
+
+    def view(self, player: int | None) -> bh.View:
+        assert self.game is not None
+        return self.game.view(player)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.game is None or self.game.to_act != player:
+            return []
+        return sorted(legal_indexes(self.view(player)))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        p = 1.0 / self._spiel.deals
+        return [(seed, p) for seed in range(self._spiel.deals)]
+
+    def _apply_action(self, action: int) -> None:
+        if self.game is None:
+            self.game = bh.Game.new(self._spiel.rules, seed=int(action))
+            return
+        seat = self.game.to_act
+        view = self.view(seat)
+        self.game.apply(decode(int(action), view, list(view.legal_actions)))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {action}"
+        if self.game is not None and self.game.to_act == player:
+            view = self.view(player)
+            try:
+                return str(decode(int(action), view, list(view.legal_actions)))
+            except ValueError:
+                pass
+        return describe(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.game is not None and self.game.is_over
+
+    def returns(self) -> list[float]:
+        if self.game is None or self.game.result is None:
+            return [0.0] * 5
+        return [float(s) for s in self.game.result.scores]
+
+    def __str__(self) -> str:
+        if self.game is None:
+            return "(not dealt)"
+        view = self.game.view(None)
+        return (f"deal {self.game.seed} stage {view.stage.value} to_act {view.to_act} "
+                f"hands {list(view.hand_counts)} out {list(view.out)}")
+
+
+class BaohuangObserver:
+    """OpenSpiel's observer (``PyObserver``): a player's view as tensor and text."""
+
+    def __init__(self, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        private = iig_obs_type.private_info
+        self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.everything = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def _view(self, state: BaohuangSpielState, player: int) -> bh.View | None:
+        if state.game is None:
+            return None
+        return state.view(player if self.private or self.everything else None)
+
+    def set_from(self, state: BaohuangSpielState, player: int) -> None:
+        view = self._view(state, player)
+        self.tensor[:] = 0 if view is None else observe(view)
+
+    def string_from(self, state: BaohuangSpielState, player: int) -> str:
+        view = self._view(state, player)
+        if view is None:
+            return f"p{player} (not dealt)"
+        data = view.to_dict()
+        if not self.perfect_recall:
+            data.pop("events")
+        if self.everything and state.game is not None:
+            data["hands"] = {str(s): [str(c) for c in state.game.hand(s)] for s in range(5)}
+        return f"p{player} " + json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+pyspiel.register_game(_GAME_TYPE, BaohuangSpielGame)

@@ -1,0 +1,64 @@
+"""The OpenSpiel game ``python_baohuang``: OpenSpiel's own random simulation test,
+observers built from a player's view only, returns equal to the engine's scores."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+
+import baohuang as bh
+import baohuang.env  # (importing it registers the game)
+from baohuang.env.observation import OBS_SIZE, observe
+
+
+@pytest.mark.parametrize("preset", ["shandong", "wurenju"])
+def test_openspiel_random_simulation(preset: str) -> None:
+    game = pyspiel.load_game("python_baohuang", {"preset": preset, "deals": 50})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+def test_a_played_game_scores_as_the_engine() -> None:
+    game = pyspiel.load_game("python_baohuang",
+                             {"preset": "lianzhong_classic", "options": "kaopai=on"})
+    assert game.num_players() == 5 and game.get_type().short_name == "python_baohuang"
+    state = game.new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 10_000 and abs(sum(p for _, p in outcomes) - 1) < 1e-9
+    state.apply_action(1234)
+    rng = random.Random(0)
+    actions = []
+    while not state.is_terminal():
+        player = state.current_player()
+        legal = state.legal_actions()
+        assert legal == sorted(legal) and all(not state.legal_actions(p)
+                                              for p in range(5) if p != player)
+        action = rng.choice(legal)
+        actions.append(state.action_to_string(player, action))
+        state.apply_action(action)
+    engine = bh.Game.new(bh.RuleSet.preset("lianzhong_classic").replace(kaopai=True), 1234)
+    for text in actions:
+        engine.apply(bh.Action.parse(text))
+    assert engine.result is not None
+    assert state.returns() == [float(s) for s in engine.result.scores]
+
+
+def test_observers_show_a_player_only_its_view() -> None:
+    game = pyspiel.load_game("python_baohuang", {"preset": "wurenju"})
+    state = game.new_initial_state()
+    state.apply_action(3)
+    for _ in range(6):
+        state.apply_action(state.legal_actions()[0])
+    player = 2
+    view = state.game.view(player)
+    tensor = np.array(state.observation_tensor(player), dtype=np.float32)
+    assert tensor.shape == (OBS_SIZE,) and np.array_equal(tensor, observe(view))
+    shown = json.loads(state.observation_string(player).split(" ", 1)[1])
+    assert shown["hand"] == [str(c) for c in view.hand] and "events" not in shown
+    recalled = json.loads(state.information_state_string(player).split(" ", 1)[1])
+    assert recalled["events"] == [dict(e) for e in view.events]
+    assert shown == {k: v for k, v in view.to_dict().items() if k != "events"}
+    assert shown["hands"] == {}                      # nobody's cards but the player's own
