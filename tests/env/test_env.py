@@ -321,7 +321,8 @@ def test_the_doc_lists_every_observation_block() -> None:
     assert f"({N_ACTIONS:,} indexes" in DOC.read_text()
 
 
-@pytest.mark.parametrize("needle", ["baohuang_v0.env(", "BaohuangGymEnv("])
+@pytest.mark.parametrize("needle", ["baohuang_v0.env(", "BaohuangGymEnv(", "rlcard.make(",
+                                    "pyspiel.load_game("])
 def test_the_doc_examples_run(needle: str, capsys: pytest.CaptureFixture[str]) -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
     [code] = [b for b in blocks if needle in b]
