@@ -14,6 +14,11 @@ legal actions; a random legal action is taken each step.  Rounds of the two
 alternate, so that both see the same load, and the ratio ours / RLCard's is
 printed (goal: 5x or more).
 
+When ``pyspiel`` is importable (the ``rl`` extra installs open_spiel) it also plays
+OpenSpiel's C++ ``dou_dizhu`` with random legal actions, building the acting
+player's observation tensor every step, and prints ours / OpenSpiel's (goal: 0.3x or
+more).
+
     python bench/env.py                 # about half a minute
     python bench/env.py --games 100     # quicker, noisier
 """
@@ -33,6 +38,7 @@ from baohuang.env import baohuang_v0
 DEFAULT_GAMES = 400
 DEFAULT_ROUNDS = 4
 TARGET_RATIO = 5.0
+TARGET_OPENSPIEL = 0.3
 
 
 def bench_baohuang(preset: str, seeds: range) -> tuple[int, float]:
@@ -95,6 +101,35 @@ def bench_rlcard(make: Callable[[int], Any], seeds: range) -> tuple[int, float]:
     return steps, time.perf_counter() - start
 
 
+def load_openspiel() -> Any | None:
+    """OpenSpiel's C++ Dou Dizhu game, or None without open_spiel."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    return pyspiel.load_game("dou_dizhu")
+
+
+def bench_openspiel(game: Any, seeds: range) -> tuple[int, float]:
+    """(steps, seconds) of random games of OpenSpiel's C++ Dou Dizhu, the acting
+    player's observation tensor built every step (chance outcomes are not steps)."""
+    rng = random.Random(seeds.start)
+    steps = 0
+    start = time.perf_counter()
+    for _ in seeds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            state.observation_tensor(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
@@ -103,6 +138,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"alternating rounds (default {DEFAULT_ROUNDS})")
     parser.add_argument("--preset", default="shandong", choices=list(bh.PRESETS))
     parser.add_argument("--no-rlcard", action="store_true", help="skip the RLCard peer")
+    parser.add_argument("--no-openspiel", action="store_true",
+                        help="skip the OpenSpiel peer")
     args = parser.parse_args(argv)
     if args.games < args.rounds or args.rounds < 1:
         parser.error("--games must be at least --rounds, which must be at least 1")
@@ -112,10 +149,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     make = None if args.no_rlcard else load_rlcard()
+    spiel = None if args.no_openspiel else load_openspiel()
     per_round = args.games // args.rounds
     ours = [0, 0.0]
     bare = [0, 0.0]
     theirs = [0, 0.0]
+    cpp = [0, 0.0]
     for k in range(args.rounds):
         seeds = range(k * per_round, (k + 1) * per_round)
         steps, seconds = bench_baohuang(args.preset, seeds)
@@ -128,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             steps, seconds = bench_rlcard(make, seeds)
             theirs[0] += steps
             theirs[1] += seconds
+        if spiel is not None:
+            steps, seconds = bench_openspiel(spiel, seeds)
+            cpp[0] += steps
+            cpp[1] += seconds
         print(f"  round {k + 1}/{args.rounds} done", file=sys.stderr)
     rate = ours[0] / ours[1]
     print(f"Random play, observation and action mask every step; Python "
@@ -137,14 +180,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"engine alone (view)      {bare[0]:>8} steps  {bare[1]:6.2f} s  "
           f"{bare[0] / bare[1]:>9,.0f} steps/s   (no observation, mask or env)")
     if make is None:
-        print("rlcard is not installed (pip install -e '.[bench]'): no comparison.")
-        return 0
-    peer = theirs[0] / theirs[1]
-    ratio = rate / peer
-    print(f"rlcard doudizhu          {theirs[0]:>8} steps  {theirs[1]:6.2f} s  "
-          f"{peer:>9,.0f} steps/s")
-    print(f"ratio {ratio:.1f}x (goal {TARGET_RATIO:.0f}x: "
-          f"{'met' if ratio >= TARGET_RATIO else 'not met'})")
+        print("rlcard is not installed (pip install -e '.[bench]'): no RLCard comparison.")
+    else:
+        peer = theirs[0] / theirs[1]
+        ratio = rate / peer
+        print(f"rlcard doudizhu          {theirs[0]:>8} steps  {theirs[1]:6.2f} s  "
+              f"{peer:>9,.0f} steps/s")
+        print(f"ratio {ratio:.1f}x (goal {TARGET_RATIO:.0f}x: "
+              f"{'met' if ratio >= TARGET_RATIO else 'not met'})")
+    if spiel is None:
+        print("open_spiel is not installed (pip install -e '.[rl]'): no OpenSpiel comparison.")
+    else:
+        peer = cpp[0] / cpp[1]
+        ratio = rate / peer
+        print(f"openspiel dou_dizhu (C++){cpp[0]:>8} steps  {cpp[1]:6.2f} s  "
+              f"{peer:>9,.0f} steps/s   (observation tensor every step)")
+        print(f"ratio {ratio:.2f}x (goal {TARGET_OPENSPIEL}x: "
+              f"{'met' if ratio >= TARGET_OPENSPIEL else 'not met'})")
     return 0
 
 
