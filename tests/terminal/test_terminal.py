@@ -11,9 +11,11 @@ from __future__ import annotations
 import io
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -85,11 +87,14 @@ Answer = Callable[[int, Game], "str | Action | None"]
 
 
 def simulate(rules: RuleSet, seed: int, games: int = 1, me: int = 0, bots: str = "heuristic",
-             answer: Answer | None = None) -> tuple[Match, int]:
+             answer: Answer | None = None, eof: bool = False,
+             enters: int | None = None) -> tuple[Match, int]:
     """Play the match the terminal plays, the player's seat answered by
-    ``answer(prompt_number, game)`` (typed cards, or None for the default)
-    at every decision that the terminal asks about (more than one legal
-    action).  Returns the finished match and the number of prompts."""
+    ``answer(prompt_number, game)`` (typed cards, or None for Enter: in play the
+    first hint, or a pass when nothing beats; else the 托管 default) at every
+    decision that the terminal asks about (more than one legal action); ``eof``:
+    the input has ended, 托管 answers everything (``enters``: after that many
+    prompts).  Returns the finished match and the number of prompts."""
     match = Match(rules, seed=seed, games=games)
     names = parse_bots(bots)
     others = [s for s in range(5) if s != me]
@@ -105,11 +110,19 @@ def simulate(rules: RuleSet, seed: int, games: int = 1, me: int = 0, bots: str =
                 game.apply(players[seat].choose(game.view(seat), legal))
                 continue
             typed: str | Action | None = None
+            ended = eof or (enters is not None and prompts >= enters)
             if len(legal) > 1:
                 typed = answer(prompts, game) if answer else None
                 prompts += 1
             if typed is None:
-                game.apply(hosted_action(game.view(me), legal))
+                view = game.view(me)
+                hints = hint_actions(view, legal) if game.stage is Stage.PLAY else []
+                passes = [a for a in legal if a.kind is A.PASS]
+                if ended or game.stage is not Stage.PLAY:
+                    game.apply(hosted_action(view, legal))
+                else:
+                    game.apply(hints[0] if hints else passes[0] if passes
+                               else hosted_action(view, legal))
             elif isinstance(typed, Action):
                 game.apply(typed)
             else:
@@ -151,7 +164,7 @@ def test_pressing_enter_all_game_long_finishes_with_the_score_sheet(preset: str)
 
 def test_end_of_input_takes_the_default_for_the_rest_of_the_game() -> None:
     rules = RuleSet.preset("lianzhong_simple")
-    match, _ = simulate(rules, seed=8, me=2)
+    match, _ = simulate(rules, seed=8, me=2, eof=True)
     proc = run_play(["--rules", "lianzhong_simple", "--seed", "8", "--seat", "2"], "")
     assert proc.returncode == 0, proc.stderr
     assert "you sit in seat 2" in proc.stdout
@@ -257,12 +270,12 @@ def test_asking_to_lead_when_offered() -> None:
         if not offered and any(a.kind is A.ASK_LEAD for a in game.legal_actions()):
             offered.append(n)
 
-    simulate(rules, 3, bots="random", answer=answer)
+    simulate(rules, 29, bots="random", answer=answer)
     assert offered
     out = io.StringIO()
     console = Console(file=out, width=120)
     lines = "\n" * offered[0] + "ask\n"
-    Session(console, Prompter(console, io.StringIO(lines)), rules=rules, seed=3,
+    Session(console, Prompter(console, io.StringIO(lines)), rules=rules, seed=29,
             bots=["random"] * 4).run()
     after = out.getvalue().split("> ask\n", 1)[1]
     assert after.startswith("You 申请接风 ask to lead\n")
@@ -294,7 +307,7 @@ def test_a_session_in_each_language_ends_with_its_totals(lang: Lang) -> None:
     session = Session(console, Prompter(console, io.StringIO("\n" * 5)), seed=9,
                       lang=lang, bots=["random", "hosted", "random", "hosted"])
     totals = session.run()
-    match, _ = simulate(RuleSet(), 9, bots="random,hosted,random,hosted")
+    match, _ = simulate(RuleSet(), 9, bots="random,hosted,random,hosted", enters=5)
     assert totals == list(match.totals)
     text = out.getvalue()
     assert ("结果" in text) == (lang is not Lang.EN)
@@ -512,3 +525,100 @@ def test_clockwise_then_two_abdicates_to_the_next_seat() -> None:
     from baohuang.terminal.words import abdicate_target
     game = Game.new(WURENJU, seed=0)
     assert abdicate_target(game.view(3), 3) == 4
+
+
+# -- a real pseudo-terminal -------------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
+
+
+class Terminal:
+    """``baohuang ARGS`` on a pseudo-terminal (so it is interactive): wait for output,
+    type lines."""
+
+    def __init__(self, args: list[str]) -> None:
+        import fcntl
+        import struct
+        import termios
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+        env = {**os.environ, "COLUMNS": "160", "LINES": "50", "NO_COLOR": "1"}
+        self.proc = subprocess.Popen([*_command(), *args], stdin=slave, stdout=slave,
+                                     stderr=slave, env=env, start_new_session=True)
+        os.close(slave)
+        self.fd = master
+        self.buffer = ""
+
+    def expect(self, pattern: str, timeout: float = 60) -> str:
+        """The output up to the end of the first match of ``pattern`` (consumed)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = re.search(pattern, self.buffer)
+            if found:
+                text, self.buffer = self.buffer[:found.end()], self.buffer[found.end():]
+                return text
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {pattern!r} in {self.buffer[-600:]!r}"
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                try:
+                    data = os.read(self.fd, 65536)
+                except OSError:            # the program ended
+                    data = b""
+                assert data or re.search(pattern, self.buffer), \
+                    f"ended without {pattern!r}: {self.buffer[-600:]!r}"
+                self.buffer += _ANSI.sub("", data.decode("utf-8", "replace"))
+
+    def type(self, line: str) -> None:
+        os.write(self.fd, (line + "\r").encode())
+
+    def close(self) -> int:
+        try:
+            code = self.proc.wait(30)
+        finally:
+            os.close(self.fd)
+        return code
+
+
+PROMPT = r"(Your choice[^\n]*> |Your play[^\n]*> |Play again\?[^\n]*> )"
+
+
+def test_enter_in_play_takes_the_first_hint_and_play_again_starts_a_new_game() -> None:
+    term = Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0"])
+    try:
+        plays = 0
+        while True:
+            prompt = term.expect(PROMPT)
+            if "Play again?" in prompt:
+                break
+            if "Your play" in prompt:
+                line = prompt.splitlines()[-1]
+                # Enter is named in the prompt: the first hint, never a silent 托管 pass
+                assert re.search(r"Enter = (hint 1: |\S*pass)", line), line
+                plays += 1
+            term.type("")
+        assert plays > 0
+        term.type("y")                             # play again: a new deal
+        assert "保皇 Baohuang" in term.expect(r"seed \d+")
+        term.expect(PROMPT)
+        term.type("quit")
+        term.expect("Bye")
+        assert term.close() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+            term.close()
+
+
+def test_play_again_answered_with_enter_ends() -> None:
+    term = Terminal(["play", "--seed", "12", "--bots", "hosted", "--delay", "0"])
+    try:
+        while "Play again?" not in term.expect(PROMPT):
+            term.type("")
+        term.type("")
+        assert term.close() == 0
+        assert "seed" not in term.buffer
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+            term.close()

@@ -168,7 +168,7 @@ class Session:
         self.console.print(
             f"[bold]保皇 Baohuang[/] · {escape(preset)} · seed {self.seed} · "
             f"{t('你坐', 'you sit in seat')} {self.me} · "
-            f"{t('输入 ? 查看帮助', 'type ? for help, Enter for the default')}")
+            f"{t('输入 ? 查看帮助', 'type ? for help')}")
         while True:
             game = self.match.game
             self.play_game(game)
@@ -181,6 +181,21 @@ class Session:
         if self.match.games > 1:
             self.show_totals()
         return list(self.match.totals)
+
+    def again(self) -> bool:
+        """After the match, in a terminal: "play again?" (y: yes; Enter or n: no)."""
+        if self.prompter.eof or not self.prompter.interactive:
+            return False
+        t = self.text
+        while True:
+            answer = self.prompter.ask(f"[bold]{t('再来一局？', 'Play again?')}[/] [y/N]> ")
+            word = (answer or "").strip().lower()
+            if word in ("y", "yes", "是", "好", "再来"):
+                return True
+            if word in ("", "n", "no", "否", "不"):
+                return False
+            self.console.print(t("输入 y 再来一局，n 或回车结束。",
+                                 "Type y to play again, n or Enter to stop."))
 
     def play_game(self, game: Game) -> None:
         self.marks = PublicMarks()
@@ -317,14 +332,19 @@ class Session:
         hints = hint_actions(view, legal)
         with self.console:
             self.show_status(view, legal, hints)
+        # Enter takes the first hint, said in the prompt (never the 托管 pass unasked);
+        # with nothing to play, Enter passes (the prompt says so)
+        enter = hints[0] if hints else next((a for a in legal if a.kind is A.PASS), default)
+        said = (f"{t('提示', 'hint')} 1: {t.cards(enter.cards)}" if hints
+                else choice_label(enter, view, t))
         prompt = (f"[bold]{t('出牌', 'Your play')}[/] [dim]({t('回车', 'Enter')} = "
-                  f"{choice_label(default, view, t)}, ? = {t('帮助', 'help')})[/]> ")
+                  f"{said}, ? = {t('帮助', 'help')})[/]> ")
         while True:
             answer = self.prompter.ask(prompt)
             if answer is None:
                 game.apply(default)
                 return
-            error = self.try_play(game, view, legal, hints, default, answer)
+            error = self.try_play(game, view, legal, hints, enter, answer)
             if error is None:
                 return
             if error:
@@ -454,7 +474,8 @@ def play_command(
     """Play 保皇 in the terminal: you against four bots.
 
     Type cards (9 9 9, bj 8 8, 10h), a hint number, p to pass, ? for help, or
-    press Enter for the suggested default (托管).  Input may be piped in.
+    press Enter: in play for the first hint (or to pass when nothing beats), in the
+    role phase for the cautious default.  Input may be piped in.
     """
     try:
         ruleset = build_rules(rules, option or [])
@@ -468,10 +489,15 @@ def play_command(
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     console = Console(highlight=False)
-    session = Session(console, Prompter(console), rules=ruleset, seed=seed, games=games,
-                      seat=seat, bots=bot_list, lang=lang, delay=delay)
+    prompter = Prompter(console)
     try:
-        session.run()
+        while True:
+            session = Session(console, prompter, rules=ruleset, seed=seed, games=games,
+                              seat=seat, bots=bot_list, lang=lang, delay=delay)
+            session.run()
+            if not session.again():
+                break
+            seed = random.SystemRandom().randrange(1_000_000)
     except QuitGame:
         console.print(Text(lang, seat)("再见。", "Bye."))
         raise typer.Exit(0) from None

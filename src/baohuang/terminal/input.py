@@ -47,7 +47,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Default:
-    """Enter alone: take the suggested default (the 托管 answer)."""
+    """Enter alone: take what the prompt names (in play the first hint)."""
 
 
 @dataclass(frozen=True, slots=True)
