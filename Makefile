@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test lint typecheck unit bench bench-server install clean
+.PHONY: play serve test lint typecheck unit bench bench-server install clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ bench: $(STAMP)
 bench-server: $(STAMP)
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/server.py --tables 500 --think 1.0
+
+# every screen of the web client (zh and en, desktop and phones) as PNGs for review, in
+# test-output/screenshots/ (needs /usr/bin/chromium; installs nothing)
+screenshots:
+	test -x $(BIN)/python || { echo "run make install first"; exit 2; }
+	$(BIN)/python tests/web/screenshots.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

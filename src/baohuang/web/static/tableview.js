@@ -143,7 +143,12 @@ function infoBar(ctx) {
   const { view } = ctx;
   const items = [];
   items.push(h('span', { class: 'info-item stake', title: t('stake_help') },
-    t('stake_label'), h('b', {}, `×${view.stake}`)));
+    t('stake_label'), h('b', { testid: 'stake' }, `×${view.stake}`)));
+  if (view.solo) {
+    // a solo game's own doubling is in its score table, not in the stake
+    items.push(h('span', { class: 'info-item stake solo', testid: 'solo-factor',
+      title: t('solo_factor_help') }, t(`solo_factor_${view.solo}`), h('b', {}, '×2')));
+  }
   if (view.called) {
     items.push(h('span', { class: 'info-item called' }, t('called_label'),
       cardEl(view.called, { mini: true })));
@@ -229,7 +234,8 @@ function seatPanel(ctx, seat, round) {
     free(seatLabel(table, seat), 'seat-name'),
     view.dealer === seat ? h('span', { class: 'dealer', title: t('dealer_help') }, t('dealer_mark')) : null,
     points !== null ? h('span', { class: `seat-points ${points > 0 ? 'pos' : points < 0 ? 'neg' : ''}`,
-      testid: 'seat-points', title: t('points_help') }, t('points_n', { n: points })) : null),
+      testid: 'seat-points', title: t('points_help') }, points > 0 ? `+${points}` : `${points}`)
+      : null),
   h('div', { class: 'badges' }, badges),
   h('div', { class: 'seat-stats' },
     h('span', { class: 'count', testid: 'cards-left', title: t('cards_left_help') },
