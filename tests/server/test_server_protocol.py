@@ -282,3 +282,26 @@ def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None
         received, full, code = asyncio.run(main(running.url))
     assert code == 1008
     assert received < full
+
+
+def test_quick_phrases_reach_the_table_rate_limited(server: ServerProcess) -> None:
+    async def main() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+        client, raw, table, _ = await _my_turn(server, "chatty")
+        watcher = await Raw.connect(server.url, client.token)
+        await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
+        await watcher.recv_type("snapshot")
+        await raw.send({"type": "emote", "id": "nice"})
+        mine = await raw.recv_type("emote")
+        seen = await watcher.recv_type("emote")
+        await raw.send({"type": "emote", "id": "hello"})       # too soon after the last
+        limited = await raw.recv_type("error")
+        await watcher.send({"type": "emote", "id": "hello"})   # watchers do not chat
+        refused = await watcher.recv_type("error")
+        await raw.close()
+        await watcher.close()
+        return mine, seen, limited, refused
+
+    mine, seen, limited, refused = asyncio.run(main())
+    assert mine == seen == {"type": "emote", "seat": 0, "id": "nice"}
+    assert limited["code"] == "rate_limited" and limited["ref"] == "emote"
+    assert refused["code"] == "not_seated"

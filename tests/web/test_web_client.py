@@ -1262,3 +1262,39 @@ def test_phone_sizes_login_with_enter_and_a_quiet_console(browser: Browser, serv
         assert console == [] and errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_quick_phrases_show_over_the_seat_and_can_be_muted(browser: Browser, server: str,
+                                                           size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    watcher, watcher_errors = _sized(browser, server, size, lang="en")
+    try:
+        _quickplay(page, "Chat", bots="hosted", practice=True, seed=5, timeout=60)
+        table_id = page.evaluate("() => window.baohuang.screen.table.id")
+        watcher.goto(f"/#/w/{table_id}")
+        watcher.wait_for_function("() => window.baohuang.screen && window.baohuang.screen.view")
+        page.get_by_test_id("emote-open").click()
+        panel = page.get_by_test_id("emote-panel")
+        panel.wait_for()
+        assert panel.get_by_test_id("emote").count() == 14
+        _tall_enough(page, "emote")
+        _shot(page, f"emote-panel-{size}.png")
+        page.locator("[data-testid=emote][data-id=nice]").click()
+        page.locator("[data-testid=seat].me [data-testid=bubble]").wait_for()
+        assert page.locator("[data-testid=seat].me [data-testid=bubble]").inner_text() == "漂亮！"
+        bubble = watcher.locator("[data-testid=seat][data-seat='0'] [data-testid=bubble]")
+        bubble.wait_for()
+        assert bubble.inner_text() == "Nice!"
+        # the watcher mutes quick phrases: the bubble goes at once and stays away
+        watcher.evaluate("() => window.baohuang.screen.muteChat()")
+        bubble.wait_for(state="detached")
+        # muting from the panel, for a player
+        page.get_by_test_id("emote-open").click()
+        page.get_by_test_id("emote-mute").click()
+        page.locator("[data-testid=seat].me [data-testid=bubble]").wait_for(state="detached")
+        assert page.get_by_test_id("emote-mute").get_attribute("aria-pressed") == "true"
+        assert errors == [] and watcher_errors == []
+    finally:
+        page.context.close()
+        watcher.context.close()

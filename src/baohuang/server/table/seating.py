@@ -13,9 +13,11 @@ from ...engine.state import IllegalAction
 from ..config import ServerConfig
 from ..wire import render
 from ..wire.protocol import (
+    EMOTES,
     Act,
     AddBot,
     ClientMessage,
+    Emote,
     Hosted,
     Join,
     Leave,
@@ -29,7 +31,10 @@ from .seats import Seat
 from .settings import Settings
 from .subscriber import Subscriber
 
-__all__ = ["SeatingTable", "client", "disconnect"]
+__all__ = ["EMOTE_INTERVAL", "SeatingTable", "client", "disconnect"]
+
+#: a seat sends at most one quick phrase or emote this often (seconds)
+EMOTE_INTERVAL = 3.0
 
 
 class SeatingTable(Protocol):
@@ -61,6 +66,7 @@ class SeatingTable(Protocol):
     def recorded(self) -> bool: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
+    def conns(self) -> list[Subscriber]: ...
     def five_seated(self) -> bool: ...
     def deadline(self) -> float | None: ...
     def game_over_message(self) -> dict[str, Any]: ...
@@ -92,6 +98,8 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
         await hosted(table, conn, msg.on)
     elif isinstance(msg, Leave):
         await leave(table, conn)
+    elif isinstance(msg, Emote):
+        emote(table, conn, msg.id)
     elif isinstance(msg, Sit | Stand | AddBot | RemoveBot | Start):
         await lobby(table, conn, msg)
 
@@ -203,6 +211,27 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
     await table.save_hosted()
     table.broadcast_table()
     table.schedule()
+
+
+def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
+    """Relay a seated player's quick phrase or emote to everyone at the table, at most
+    one per :data:`EMOTE_INTERVAL` seconds a seat."""
+    seat = table.seats[conn.seat] if conn.seat is not None else None
+    if seat is None or conn.seat is None:
+        conn.error("not_seated", "quick phrases are for seated players", "emote")
+        return
+    if phrase not in EMOTES:
+        conn.error("invalid", f"no quick phrase {phrase[:40]!r}", "emote")
+        return
+    now = time.monotonic()
+    if now - seat.emote_at < EMOTE_INTERVAL:
+        conn.error("rate_limited", "one quick phrase every "
+                   f"{EMOTE_INTERVAL:g} seconds", "emote")
+        return
+    seat.emote_at = now
+    message = {"type": "emote", "seat": conn.seat, "id": phrase}
+    for other in table.conns():
+        other.send_json(message)
 
 
 async def leave(table: SeatingTable, conn: Subscriber) -> None:

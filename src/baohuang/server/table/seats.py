@@ -40,6 +40,8 @@ class Seat:
     left: bool = False
     away_since: float | None = field(default_factory=time.monotonic)
     player: Bot | None = None
+    #: when this seat last sent a quick phrase or emote (monotonic seconds)
+    emote_at: float = -1e9
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:

@@ -27,9 +27,11 @@ import msgspec
 
 __all__ = [
     "CLIENT_TYPES",
+    "EMOTES",
     "Act",
     "AddBot",
     "ClientMessage",
+    "Emote",
     "Hosted",
     "Join",
     "Leave",
@@ -107,6 +109,20 @@ class Hosted(_Msg, tag="hosted"):
     on: bool
 
 
+#: the quick phrases and emotes a player may send (the clients hold their zh and en
+#: texts); nothing else is relayed
+EMOTES: tuple[str, ...] = (
+    "hello", "hurry", "nice", "thanks", "sorry", "well_played", "again", "bye",
+    "laugh", "cry", "angry", "thumbs_up", "flower", "tea",
+)
+
+
+class Emote(_Msg, tag="emote"):
+    """A quick phrase or emote (one of :data:`EMOTES`) to everyone at the table."""
+
+    id: str
+
+
 class Resync(_Msg, tag="resync"):
     version: int | None = None
 
@@ -116,10 +132,10 @@ class Ping(_Msg, tag="ping"):
 
 
 ClientMessage = Join | Sit | Stand | AddBot | RemoveBot | Start | Leave | Act | Hosted | \
-    Resync | Ping
+    Resync | Ping | Emote
 
 CLIENT_TYPES: tuple[str, ...] = ("join", "sit", "stand", "add_bot", "remove_bot", "start",
-                                 "leave", "act", "hosted", "resync", "ping")
+                                 "leave", "act", "hosted", "resync", "ping", "emote")
 
 _decoder: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
 _any_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()

@@ -38,6 +38,7 @@ export class TableScreen {
     this.message = null;
     this.status = 'connecting';
     this.onKey = (ev) => this.keydown(ev);
+    this.bubbles = {};          // seat -> {id, until}: quick phrases shown for a moment
   }
 
   async mount(root) {
@@ -112,6 +113,12 @@ export class TableScreen {
         this.setView({ ...this.view, ...readView(msg.view), events: this.events });
         // a batch (one action, several events) shares one view: draw it once, at its end
         if (typeof msg.latest === 'number' && msg.version < msg.latest) return;
+        break;
+      case 'emote':
+        this.emotesSeen = (this.emotesSeen || 0) + 1;
+        if (!this.chatMuted()) {
+          this.bubbles[msg.seat] = { id: msg.id, until: Date.now() + 4000 };
+        }
         break;
       case 'game_over':
         this.gameOver = msg;
@@ -212,6 +219,16 @@ export class TableScreen {
       else this.selection.add(i);
     }
     this.message = null;
+    this.render();
+  }
+
+  // Quick phrases: each player can mute them (remembered in this browser).
+  chatMuted() {
+    return localStorage.getItem('bh_mute_chat') === '1';
+  }
+
+  muteChat() {
+    localStorage.setItem('bh_mute_chat', this.chatMuted() ? '0' : '1');
     this.render();
   }
 
@@ -383,6 +400,12 @@ export class TableScreen {
   }
 
   tick() {
+    const now = Date.now();
+    const expired = Object.entries(this.bubbles).filter(([, b]) => b.until <= now);
+    if (expired.length) {
+      for (const [seat] of expired) delete this.bubbles[seat];
+      this.render();
+    }
     const el = this.root && this.root.querySelector('[data-testid="timer"]');
     if (!el) return;
     const seat = this.view ? this.view.to_act : null;
@@ -418,6 +441,10 @@ export class TableScreen {
       openHands: this.view.stage === 'over' ? this.view.hands : null,
       logOpen: this.logOpen,
       counterOn: this.counterOn(),
+      emoteOpen: this.emoteOpen,
+      chatMuted: this.chatMuted(),
+      bubbles: this.chatMuted() ? {} : Object.fromEntries(Object.entries(this.bubbles)
+        .filter(([, b]) => b.until > Date.now()).map(([seat, b]) => [seat, b.id])),
       peekOpen: this.peekOpen,
       keyboard: hasKeyboard(),
       timerLeft: (seat) => this.timerLeft(seat),
@@ -437,6 +464,9 @@ export class TableScreen {
         logToggle: (open) => { this.logOpen = open; },
         peek: (open) => { this.peekOpen = open; this.render(); },
         pickRank: (indexes) => this.pickRank(indexes),
+        emoteToggle: () => { this.emoteOpen = !this.emoteOpen; this.render(); },
+        emote: (id) => { this.send({ type: 'emote', id }); this.emoteOpen = false; this.render(); },
+        muteChat: () => this.muteChat(),
       },
     };
     this.root.appendChild(renderTable(ctx));

@@ -225,6 +225,7 @@ function seatPanel(ctx, seat, round) {
   else if (act && act.kind === 'pass') action = h('span', { class: 'said pass' }, t('said_pass'));
   else if (act && act.kind === 'ask_lead') action = h('span', { class: 'said' }, t('said_ask_lead'));
   const open = ctx.openHands && ctx.openHands[seat];
+  const bubble = ctx.bubbles && ctx.bubbles[seat];
   const totals = table && table.games > 1 ? table.totals : null;
   const points = totals && typeof totals[seat] === 'number' ? totals[seat] : null;
   return h('div', { class: classes.join(' '), testid: 'seat', 'data-seat': seat,
@@ -245,7 +246,9 @@ function seatPanel(ctx, seat, round) {
   open && seat !== me ? cardRow(open, { class: 'open-hand' })
     : seat !== me && count ? h('div', { class: 'backs', 'aria-hidden': 'true' },
       Array.from({ length: Math.min(count, 16) }, () => h('span', { class: 'b' }))) : null,
-  h('div', { class: 'seat-action' }, action));
+  h('div', { class: 'seat-action' }, action),
+  bubble ? h('div', { class: 'bubble', testid: 'bubble', 'data-emote': bubble, role: 'status' },
+    t(`emote_${bubble}`)) : null);
 }
 
 function statusText(ctx) {
@@ -312,7 +315,10 @@ function controls(ctx) {
       h('button', { class: `btn hosted-toggle ${hosted ? 'on' : ''}`, testid: 'hosted-toggle',
         'aria-pressed': hosted ? 'true' : 'false', onclick: ctx.on.hosted,
         disabled: view.stage === 'over', title: t('hosted_help') },
-      hosted ? t('btn_hosted_off') : t('btn_hosted_on')));
+      hosted ? t('btn_hosted_off') : t('btn_hosted_on')),
+      h('button', { class: `btn emote-open ${ctx.emoteOpen ? 'on' : ''}`, testid: 'emote-open',
+        'aria-expanded': ctx.emoteOpen ? 'true' : 'false', onclick: ctx.on.emoteToggle,
+        title: t('emote_title') }, t('btn_emote')));
     if (hosted && seatInfo(ctx.table, view.seat).hostedLocked) {
       buttons[buttons.length - 1].disabled = true;
     }
@@ -333,7 +339,22 @@ function controls(ctx) {
   } else if (myTurn) {
     message = h('div', { class: 'message', testid: 'message' }, t('taps_play'));
   }
-  return h('div', { class: 'controls' }, h('div', { class: 'buttons' }, buttons), message);
+  return h('div', { class: 'controls' }, h('div', { class: 'buttons' }, buttons),
+    ctx.emoteOpen && !ctx.readonly ? emotePanel(ctx) : null, message);
+}
+
+// The fixed quick phrases and emotes (docs/protocol.md, emote), and the mute switch.
+export const EMOTES = ['hello', 'hurry', 'nice', 'thanks', 'sorry', 'well_played', 'again',
+  'bye', 'laugh', 'cry', 'angry', 'thumbs_up', 'flower', 'tea'];
+
+function emotePanel(ctx) {
+  return h('div', { class: 'emote-panel', testid: 'emote-panel', role: 'group',
+    'aria-label': t('emote_title') },
+  EMOTES.map((id) => h('button', { class: 'btn small emote', testid: 'emote', 'data-id': id,
+    onclick: () => ctx.on.emote(id) }, t(`emote_${id}`))),
+  h('button', { class: 'btn small mute', testid: 'emote-mute',
+    'aria-pressed': ctx.chatMuted ? 'true' : 'false', onclick: ctx.on.muteChat },
+  t(ctx.chatMuted ? 'btn_unmute_chat' : 'btn_mute_chat')));
 }
 
 function handArea(ctx) {
