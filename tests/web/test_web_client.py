@@ -203,6 +203,8 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
     while time.monotonic() < deadline:
         st = wait_turn_or_over(page)
         if st is None:
+            # the score sheet's totals come with game_over, just after the last event
+            page.wait_for_function("() => !!window.baohuang.screen.gameOver")
             return seen
         if st["stage"] != "play":
             buttons = page.get_by_test_id("decision")

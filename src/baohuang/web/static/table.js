@@ -483,6 +483,11 @@ export class TableScreen {
   gameOverFromTable() {
     const tbl = this.table;
     if (!tbl || !this.view || this.view.stage !== 'over') return null;
+    if (tbl.status === 'playing' && (tbl.games_played ?? 0) <= (this.game ?? 0)) {
+      // the game is over but its game_over (and the table's new totals) is still on its
+      // way: no totals rather than last game's
+      return { pending: true };
+    }
     return { totals: tbl.totals, scored: tbl.last_scored, match: { games: tbl.games,
       played: tbl.games_played, over: tbl.status === 'finished' || tbl.status === 'dissolved',
       status: tbl.status, hosted: tbl.dissolved ? tbl.dissolved.seats : [] } };
