@@ -129,6 +129,13 @@ class Prompter:
         self.console.print(f"[dim]{escape(self.eof_message)}[/]")
 
 
+#: bots named by strength, as the web client names them
+BOT_LEVELS: dict[str, tuple[str, str]] = {
+    "random": ("电脑·简单", "Bot · Easy"), "heuristic": ("电脑·普通", "Bot · Normal"),
+    "search": ("电脑·困难", "Bot · Hard"), "hosted": ("托管", "Auto-play"),
+}
+
+
 class Session:
     """A match of ``games`` games: the player at ``seat``, bots elsewhere."""
 
@@ -150,7 +157,9 @@ class Session:
         others = [s for s in range(5) if s != seat]
         self.bots: dict[int, Bot] = {s: make_bot(name, seed=bot_seed(seed, s))
                                      for s, name in zip(others, bots, strict=True)}
-        self.names = [self.text.pair("你", "You") if s == seat else self.bots[s].name
+        self.names = [self.text.pair("你", "You") if s == seat
+                      else self.text.pair(*BOT_LEVELS.get(self.bots[s].name,
+                                                          (self.bots[s].name,) * 2))
                       for s in range(5)]
         # A short pause after each bot move lets a person follow the table.
         self.delay = delay if delay is not None else 0.25 if prompter.interactive else 0.0
