@@ -1300,3 +1300,72 @@ def test_quick_phrases_show_over_the_seat_and_can_be_muted(browser: Browser, ser
     finally:
         page.context.close()
         watcher.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_swipe_over_the_hand_selects_and_clears(browser: Browser, server: str,
+                                                  size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Swipe", bots="hosted", practice=True, seed=9, timeout=60)
+        wait_turn_or_over(page)
+        page.evaluate("() => document.querySelector('[data-testid=hand]')"
+                      ".scrollIntoView({block: 'end'})")
+        spots = page.evaluate("""() => [...document.querySelectorAll(
+            '[data-testid=hand] [data-testid=card]')].slice(0, 4).map((el) => {
+          const r = el.getBoundingClientRect();
+          return {index: Number(el.dataset.index), x: r.left + 5, y: r.top + 20}; })""")
+        first, last = spots[0], spots[-1]
+        if size == "desktop":
+            page.mouse.move(first["x"], first["y"])
+            page.mouse.down()
+            for spot in spots[1:]:
+                page.mouse.move(spot["x"], spot["y"], steps=3)
+            page.mouse.up()
+        else:   # a finger: the same path as pointer events of a touch
+            page.evaluate("""(spots) => {
+              const at = (s) => document.elementFromPoint(s.x, s.y);
+              const fire = (el, type, s) => el.dispatchEvent(new PointerEvent(type, {
+                bubbles: true, clientX: s.x, clientY: s.y, pointerType: 'touch',
+                isPrimary: true, button: 0 }));
+              fire(at(spots[0]), 'pointerdown', spots[0]);
+              for (const s of spots.slice(1)) fire(at(s), 'pointermove', s);
+              fire(at(spots[spots.length - 1]), 'pointerup', spots[spots.length - 1]);
+            }""", spots)
+        selected = page.evaluate(
+            "() => [...window.baohuang.screen.selection].sort((a, b) => a - b)")
+        assert selected == sorted(s["index"] for s in spots)
+        # a plain click still toggles one card
+        page.evaluate("(i) => document.querySelector(`[data-testid=card][data-index='${i}']`)"
+                      ".click()", last["index"])
+        assert page.evaluate("() => window.baohuang.screen.selection.size") == 3
+        # swiping from a selected card clears the cards passed over
+        page.mouse.move(first["x"], first["y"])
+        page.mouse.down()
+        page.mouse.move(spots[2]["x"], spots[2]["y"], steps=4)
+        page.mouse.up()
+        assert page.evaluate("() => window.baohuang.screen.selection.size") == 0
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_nothing_moves_when_hosted_comes_and_goes(browser: Browser, server: str,
+                                                  size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Still", bots="hosted", practice=True, seed=9, timeout=60)
+        wait_turn_or_over(page)
+        # where the table starts on the page (托管 will play on: the hand may shrink)
+        where = "() => document.querySelector('.felt').getBoundingClientRect().top" \
+            " + window.scrollY"
+        before = page.evaluate(where)
+        page.evaluate("() => window.baohuang.screen.send({type: 'hosted', on: true})")
+        page.get_by_test_id("hosted-banner").wait_for()
+        assert page.evaluate(where) == before
+        page.evaluate("() => document.querySelector('[data-testid=take-back]').click()")
+        page.get_by_test_id("hosted-banner").wait_for(state="detached")
+        assert errors == []
+    finally:
+        page.context.close()

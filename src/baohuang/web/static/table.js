@@ -38,12 +38,17 @@ export class TableScreen {
     this.message = null;
     this.status = 'connecting';
     this.onKey = (ev) => this.keydown(ev);
+    this.onPointerMove = (ev) => this.swipeMove(ev);
+    this.onPointerUp = () => this.swipeEnd();
     this.bubbles = {};          // seat -> {id, until}: quick phrases shown for a moment
   }
 
   async mount(root) {
     this.root = root;
     document.addEventListener('keydown', this.onKey);
+    document.addEventListener('pointermove', this.onPointerMove);
+    document.addEventListener('pointerup', this.onPointerUp);
+    document.addEventListener('pointercancel', this.onPointerUp);
     this.ticker = setInterval(() => this.tick(), 500);
     this.render();
     if (this.role === 'player' && !this.app.user) {
@@ -64,6 +69,9 @@ export class TableScreen {
     this.gone = true;
     if (this.conn) this.conn.close();
     document.removeEventListener('keydown', this.onKey);
+    document.removeEventListener('pointermove', this.onPointerMove);
+    document.removeEventListener('pointerup', this.onPointerUp);
+    document.removeEventListener('pointercancel', this.onPointerUp);
     clearInterval(this.ticker);
     this.app.banner(null);
   }
@@ -209,6 +217,38 @@ export class TableScreen {
       return;
     }
     this.act({ kind: 'pass' });
+  }
+
+  // Swipe across the hand: the cards passed over take the state the first one gets
+  // (select from an unselected card, clear from a selected one).
+  swipeStart(ev) {
+    const el = ev.target.closest && ev.target.closest('.hand [data-index]');
+    if (!el || ev.button > 0) return;
+    const index = Number(el.dataset.index);
+    this.swipe = { start: index, last: index, select: !this.selection.has(index), moved: false };
+  }
+
+  swipeMove(ev) {
+    const swipe = this.swipe;
+    if (!swipe) return;
+    const hit = document.elementFromPoint(ev.clientX, ev.clientY);
+    const el = hit && hit.closest('.hand [data-index]');
+    if (!el) return;
+    const index = Number(el.dataset.index);
+    if (index === swipe.last) return;
+    swipe.last = index;
+    for (const i of swipe.moved ? [index] : [swipe.start, index]) {
+      if (swipe.select) this.selection.add(i);
+      else this.selection.delete(i);
+    }
+    swipe.moved = true;
+    this.message = null;
+    this.render();
+  }
+
+  // (no click follows a swipe onto a card: the card it started on was redrawn)
+  swipeEnd() {
+    this.swipe = null;
   }
 
   // A tap on a rank of the hand: select all its cards, or clear them when all are.
@@ -419,6 +459,9 @@ export class TableScreen {
     if (!this.root) return;
     const focusedKey = document.activeElement && document.activeElement.dataset
       ? document.activeElement.dataset.testid : null;
+    // (redrawing empties the page for a moment: keep where it was scrolled to, or a
+    // tap on a card low on a phone's page would jump it to the top)
+    const scrolled = window.scrollY;
     clear(this.root);
     this.root.appendChild(this.header());
     if (this.fatal) {
@@ -464,6 +507,7 @@ export class TableScreen {
         logToggle: (open) => { this.logOpen = open; },
         peek: (open) => { this.peekOpen = open; this.render(); },
         pickRank: (indexes) => this.pickRank(indexes),
+        swipeStart: (ev) => this.swipeStart(ev),
         emoteToggle: () => { this.emoteOpen = !this.emoteOpen; this.render(); },
         emote: (id) => { this.send({ type: 'emote', id }); this.emoteOpen = false; this.render(); },
         muteChat: () => this.muteChat(),
@@ -477,6 +521,7 @@ export class TableScreen {
     }
     const first = this.root.querySelector('[data-testid="decision"]');
     if (first && focusedKey !== 'decision') first.focus({ preventScroll: true });
+    if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
   }
 
   // After a reload at a finished game there is no game_over message: the table has the totals.
