@@ -186,8 +186,7 @@ def test_two_hosted_toggles_in_one_packet_on_our_turn(server: ServerProcess) -> 
 
 def test_leaving_mid_game_costs_the_penalty(server: ServerProcess) -> None:
     async def main() -> tuple[list[PlayResult], dict[str, Any], dict[str, Any], int]:
-        others, me, table = await _seat_up(server.url, {"practice": True, "seed": 4,
-                                                    "timeout": 60})
+        others, me, table = await _seat_up(server.url, {"timeout": 60})   # rated
         plays = [asyncio.create_task(c.play(table["id"], "hosted", seed=i))
                  for i, c in enumerate(others)]
         raw = await Raw.connect(server.url, me.token)

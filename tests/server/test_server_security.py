@@ -5,6 +5,7 @@ errors that tell only what the seat sees, bounded input, and the HTTP headers.""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,7 +13,8 @@ import pytest
 from server_support import Raw, guests, shared_server
 
 from baohuang.client import Client
-from baohuang.server.harness import ServerProcess
+from baohuang.server.config import ServerConfig
+from baohuang.server.harness import ServerProcess, ServerThread
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +134,73 @@ def test_a_seat_moved_or_given_up_on_another_socket_is_lost_at_once(
             await raw.close()
 
     asyncio.run(main())
+
+
+# -- 3. turn deadlines ------------------------------------------------------------------------
+def _deadlines(message: dict[str, Any]) -> list[float]:
+    if message["type"] == "event":
+        found = [message["deadline"]]
+    elif message["type"] == "table":
+        found = [message["table"]["deadline"]]
+    else:
+        found = []
+    return [d for d in found if d is not None]
+
+
+def test_reconnects_and_hosted_toggles_never_extend_a_turn(tmp_path: Path) -> None:
+    """A player whose turn it is reconnects again and again and turns 托管 on and off
+    (before 托管 moves): every deadline the server announces is the one set when the
+    turn began, and the server's own timeout ends the turn (the seat goes on 托管)."""
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
+                          hosted_delay=600.0, away_grace=600.0, next_game_delay=0.0)
+
+    async def main(url: str) -> tuple[float, list[float], int, dict[str, Any]]:
+        client = Client(url)
+        await client.guest("holder")
+        table = await client.quickplay(bots="hosted", timeout=1.0)
+        raw = await Raw.connect(url, client.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        version, known = None, None
+        while True:                      # until it is our turn, with its deadline known
+            message = await raw.recv()
+            found = _deadlines(message)
+            known = found[0] if found else known
+            if message["type"] not in ("event", "snapshot"):
+                continue
+            version = message["version"]
+            view = raw.view
+            if view["legal_actions"] and view["to_act"] == view["seat"] and known \
+                    and message.get("latest", version) == version:
+                deadline = known         # (a join's table comes right before its snapshot)
+                break
+        seen: list[float] = []
+        rounds = 0
+        while True:
+            if rounds < 3:               # (a fourth time would lock 托管 on)
+                await raw.send({"type": "hosted", "on": True})
+                await raw.send({"type": "hosted", "on": False})
+            await raw.close()
+            raw = await Raw.connect(url, client.token)
+            await raw.send({"type": "join", "table": table["id"], "version": version})
+            rounds += 1
+            while True:
+                message = await raw.recv()
+                if message["type"] == "table":
+                    last_table = message["table"]
+                if message["type"] == "snapshot":
+                    break
+                if message["type"] == "event":
+                    break                # (events we missed: the turn is over)
+                seen.extend(_deadlines(message))
+            if message["type"] == "event" or message["version"] != version:
+                break                    # the turn is over (the join's table shows why)
+            seen.extend(_deadlines({"type": "table", "table": last_table}))
+            assert max(seen, default=deadline) <= deadline + 0.01, (deadline, seen[-1])
+        await raw.close()
+        return deadline, seen, rounds, last_table
+
+    with ServerThread(config) as server:
+        deadline, seen, rounds, last_table = asyncio.run(main(server.url))
+    assert rounds > 1 and seen
+    assert max(seen) <= deadline + 0.01, (deadline, max(seen))
+    assert last_table["seats"][0]["hosted"]        # the server's timeout ended the turn

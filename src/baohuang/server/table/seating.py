@@ -40,8 +40,6 @@ EMOTE_INTERVAL = 3.0
 class SeatingTable(Protocol):
     """What seating reads and does at a table (the table actor is one)."""
 
-    turn_started: float
-
     @property
     def id(self) -> str: ...
     @property
@@ -122,8 +120,8 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
             seat.conn.close(4000, "this seat was taken over by a newer connection")
         seat.conn, seat.away_since = conn, None
         conn.seat = seat_index
-        if table.game is not None and table.game.to_act == seat_index:
-            table.turn_started = time.monotonic()     # a fresh decision time on return
+        # (the decision's deadline stays where it was set when the turn began: coming
+        # back gives no fresh time)
     elif user is not None and msg.as_ == "player" and table.status == "open" and \
             None in table.seats:
         seat_index = table.seats.index(None)
@@ -206,8 +204,7 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
                    "three times this game, or you left", "hosted")
         return
     else:
-        seat.hosted = False
-        table.turn_started = time.monotonic()
+        seat.hosted = False           # (the turn's deadline is where it was: no new time)
     await table.save_hosted()
     table.broadcast_table()
     table.schedule()
