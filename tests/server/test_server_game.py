@@ -96,7 +96,7 @@ def test_match_with_tribute(server: ServerProcess) -> None:
         assert [g["result"] for g in r.games] == [x.to_dict() for x in expected.results]
         assert r.games[-1]["totals"] == expected.totals
         assert r.games[-1]["match"] == {"games": 2, "played": 2, "over": True,
-                                        "status": "finished"}
+                                        "status": "finished", "reason": None, "hosted": []}
     second = [s for s in snapshots if s["type"] == "snapshot" and s["game"] == 1]
     tribute = [e for e in second[0]["view"]["events"] if e["type"] == "tribute"]
     assert tribute, "the second game starts with tribute"
