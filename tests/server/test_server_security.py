@@ -10,9 +10,10 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import Raw, guests, shared_server
+from server_support import Raw, catch_up, guests, shared_server
 
-from baohuang.client import Client
+from baohuang.bots import hosted_action
+from baohuang.client import Client, view_from_dict
 from baohuang.server.config import ServerConfig
 from baohuang.server.harness import ServerProcess, ServerThread
 
@@ -204,3 +205,46 @@ def test_reconnects_and_hosted_toggles_never_extend_a_turn(tmp_path: Path) -> No
     assert rounds > 1 and seen
     assert max(seen) <= deadline + 0.01, (deadline, max(seen))
     assert last_table["seats"][0]["hosted"]        # the server's timeout ended the turn
+
+
+# -- 4. errors tell what the seat's view shows ---------------------------------------------
+def test_not_your_turn_does_not_name_the_deciding_guard(server: ServerProcess) -> None:
+    """Five players, nobody moving unless the test says so: while the Guard decides
+    明保/暗保 (hidden from the others), the other four seats acting out of turn get
+    the same error, which names no seat."""
+    async def main() -> list[dict[str, Any]]:
+        players = await guests(server.url, 5, "guard-hunt")
+        table = await players[0].create_table(practice=True, seed=3, timeout=600)
+        raws = []
+        for client in players:
+            raw = await Raw.connect(server.url, client.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            raws.append(raw)
+        for raw in raws:
+            await raw.recv_type("snapshot")
+        by_seat = {raw.view["seat"]: raw for raw in raws}
+        while True:
+            actor = next(s for s, raw in by_seat.items() if raw.view["legal_actions"])
+            if by_seat[actor].view["stage"] == "guard":
+                break
+            view = view_from_dict(by_seat[actor].view)
+            action = hosted_action(view, list(view.legal_actions))
+            version = max(m["version"] for m in by_seat[actor].seen if "version" in m)
+            await by_seat[actor].send({"type": "act", "action": action.to_dict(),
+                                       "version": version})
+            for raw in raws:
+                await catch_up(raw)
+        errors = []
+        for seat, raw in by_seat.items():
+            if seat != actor:
+                assert raw.view["to_act"] is None       # hidden from the others
+                await raw.send({"type": "act", "action": "pass"})
+                errors.append(await raw.recv_type("error"))
+        for raw in raws:
+            await raw.close()
+        return errors
+
+    errors = asyncio.run(main())
+    assert len(errors) == 4 and all(e == errors[0] for e in errors)
+    assert errors[0]["code"] == "not_your_turn" and "seat" not in errors[0]["message"]
+    assert not any(ch.isdigit() for ch in errors[0]["message"])

@@ -167,7 +167,8 @@ async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
     seat = table.seats[seat_index]
     assert seat is not None
     if game.to_act != seat_index:
-        conn.error("not_your_turn", f"seat {game.to_act} is to act, not you", "act")
+        # (naming the seat to act would tell who the hidden Guard is while it decides)
+        conn.error("not_your_turn", "it is not your turn", "act")
         return
     if msg.version is not None and msg.version != table.version:
         conn.error("stale", f"version {msg.version} is not the current version "
