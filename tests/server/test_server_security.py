@@ -248,3 +248,56 @@ def test_not_your_turn_does_not_name_the_deciding_guard(server: ServerProcess) -
     assert len(errors) == 4 and all(e == errors[0] for e in errors)
     assert errors[0]["code"] == "not_your_turn" and "seat" not in errors[0]["message"]
     assert not any(ch.isdigit() for ch in errors[0]["message"])
+
+
+# -- 5. bounded input -------------------------------------------------------------------------
+DEEP = "[" * 5000 + "]" * 5000
+HUGE = 10**40
+
+
+def test_hostile_http_bodies_and_ids_get_a_4xx(server: ServerProcess) -> None:
+    token = httpx.post(server.url + "/api/guest", json={"name": "hostile"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    json_type = {**auth, "Content-Type": "application/json"}
+    cases = [
+        (httpx.post(server.url + "/api/tables", content=DEEP, headers=json_type), 400),
+        (httpx.post(server.url + "/api/login", content='{"name":' + DEEP + "}",
+                    headers=json_type), 400),
+        (httpx.post(server.url + "/api/tables", content=b"{" + b" " * 100_000 + b"}",
+                    headers=json_type), 413),
+        (httpx.post(server.url + "/api/guest", content='{"name": "plain"}',
+                    headers={"Content-Type": "text/plain"}), 415),
+        (httpx.post(server.url + "/api/tables", json={"options": {"leave_penalty": 10**24}},
+                    headers=auth), 400),
+        (httpx.post(server.url + "/api/tables", json={"timeout": HUGE, "games": HUGE},
+                    headers=auth), 400),
+        (httpx.get(server.url + f"/api/users/{HUGE}"), 404),
+        (httpx.get(server.url + f"/api/games/{HUGE}/replay"), 404),
+        (httpx.get(server.url + "/api/history?limit=" + "9" * 5000, headers=auth), 400),
+    ]
+    for response, status in cases:
+        assert response.status_code == status, (response.request.url, response.text)
+        assert response.json()["error"]["message"]
+    penalty = cases[4][0].json()["error"]
+    assert penalty["code"] == "bad_rules" and "'leave_penalty'" in penalty["message"]
+
+
+def test_hostile_websocket_frames_get_an_error(server: ServerProcess) -> None:
+    async def main() -> list[dict[str, Any]]:
+        raw = await Raw.connect(server.url)
+        answers = []
+        for frame in (DEEP[:2000] + DEEP[-2000:],
+                      '{"type": "act", "action": {"kind": "play", "cards": '
+                      + "[" * 1500 + "]" * 1500 + "}}",
+                      f'{{"type": "sit", "seat": {HUGE}}}',
+                      f'{{"type": "join", "table": "x", "version": {HUGE}}}',
+                      "x" * 5000):
+            await raw.send(frame)
+            answers.append(await raw.recv_type("error"))
+        await raw.send({"type": "ping"})
+        await raw.recv_type("pong")
+        await raw.close()
+        return answers
+
+    codes = [a["code"] for a in asyncio.run(main())]
+    assert codes == ["malformed", "malformed", "not_joined", "no_table", "too_large"]

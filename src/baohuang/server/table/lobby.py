@@ -37,6 +37,10 @@ log = logging.getLogger("baohuang.server")
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_GAMES = 50
 MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 600.0
+#: bounds of the whole-number rule options at a server table (checked at creation;
+#: an option not named here has the default bounds)
+INT_OPTION_BOUNDS: dict[str, tuple[int, int]] = {"leave_penalty": (0, 1000)}
+DEFAULT_INT_BOUNDS = (0, 1000)
 
 
 class LobbyError(ValueError):
@@ -89,7 +93,11 @@ def check_spec(body: Any) -> TableSpec:
         rules = RuleSet.preset(preset).with_options(options)
         rules = rules.replace(leave_ends_game=False)
     except RuleError as exc:
-        raise LobbyError("bad_rules", str(exc)) from None
+        raise LobbyError("bad_rules", str(exc)[:300]) from None
+    except (TypeError, ValueError, OverflowError):
+        raise LobbyError("bad_rules", "'options' must be an object of option: value "
+                         "(names and values as in GET /api/rules)") from None
+    check_int_options(rules)
     timeout = _number(body, "timeout", 30.0, MIN_TIMEOUT, MAX_TIMEOUT)
     games = _number(body, "games", 1, 1, MAX_GAMES)
     if games != int(games):
@@ -111,6 +119,16 @@ def check_spec(body: Any) -> TableSpec:
     name = preset if not options else None
     return TableSpec(name, rules, timeout, int(games), bots, autostart, seed, practice)
 
+
+
+def check_int_options(rules: RuleSet) -> None:
+    """Every whole-number rule option within its bounds (they are stored and summed)."""
+    for name, value in rules.to_dict().items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            low, high = INT_OPTION_BOUNDS.get(name, DEFAULT_INT_BOUNDS)
+            if not low <= value <= high:
+                raise LobbyError("bad_rules", f"rule option {name!r} must be between {low} "
+                                 f"and {high}")
 
 
 def check_bots(raw: Any) -> dict[int, str]:

@@ -180,7 +180,11 @@ async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
     try:
         action = Action.read(msg.action)
     except (ActionParseError, ValueError) as exc:
-        conn.error("bad_action", str(exc), "act")
+        conn.error("bad_action", str(exc)[:200], "act")
+        return
+    except (TypeError, KeyError, AttributeError, RecursionError):
+        conn.error("bad_action", "'action' is an action text or an action object "
+                   "{\"kind\", \"cards\"}", "act")
         return
     if action.kind is ActionKind.LEAVE:
         conn.error("bad_action", "to leave send the leave message", "act")

@@ -6,7 +6,8 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from starlette.requests import Request
+import msgspec
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -22,18 +23,61 @@ from .state import COOKIE, server_state, session_token, session_user
 __all__ = ["routes"]
 
 
+#: the largest request body read (every JSON body of docs/protocol.md §2 is far smaller)
+MAX_BODY = 16 * 1024
+#: ids are database integers
+MAX_ID = 2**31 - 1
+_json = msgspec.json.Decoder()
+
+
+class RequestError(Exception):
+    """A request refused before its handler's work: HTTP status, code and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        self.status, self.code, self.message = status, code, message
+        super().__init__(f"{code}: {message}")
+
+
 def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object: ``application/json``, at most :data:`MAX_BODY` bytes,
+    nested no deeper than the decoder allows."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise RequestError(415, "unsupported_media_type",
+                           "the body must be sent as Content-Type: application/json")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise RequestError(413, "too_large", f"a request body has at most {MAX_BODY} bytes")
+    data = bytearray()
     try:
-        body = await request.json()
-    except ValueError:
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_BODY:
+                raise RequestError(413, "too_large",
+                                   f"a request body has at most {MAX_BODY} bytes")
+    except ClientDisconnect:
+        raise RequestError(400, "bad_request", "the body was not sent whole") from None
+    try:
+        body = _json.decode(bytes(data))
+    except msgspec.DecodeError:
         raise LobbyError("bad_request", "the body must be JSON") from None
+    except RecursionError:
+        raise LobbyError("bad_request", "the body's JSON is nested too deeply") from None
     if not isinstance(body, dict):
         raise LobbyError("bad_request", "the body must be a JSON object")
     return body
+
+
+def _id(text: str) -> int | None:
+    """A path's numeric id, or None when it cannot be one."""
+    if not text.isdigit() or len(text) > 10:
+        return None
+    value = int(text)
+    return value if 0 < value <= MAX_ID else None
 
 
 def _logged_in(token: str, user: UserRecord, status: int = 200) -> JSONResponse:
@@ -82,9 +126,8 @@ async def me(request: Request) -> Response:
 
 
 async def user_detail(request: Request) -> Response:
-    try:
-        user_id = int(request.path_params["user_id"])
-    except ValueError:
+    user_id = _id(request.path_params["user_id"])
+    if user_id is None:
         return error(404, "not_found", "no such user")
     user = await server_state(request).storage.user(user_id)
     if user is None:
@@ -187,9 +230,8 @@ async def history(request: Request) -> Response:
 
 
 async def game_replay(request: Request) -> Response:
-    try:
-        game_id = int(request.path_params["game_id"])
-    except ValueError:
+    game_id = _id(request.path_params["game_id"])
+    if game_id is None:
         return error(404, "not_found", "no such game")
     row = await server_state(request).storage.game(game_id)
     if row is None:
@@ -208,6 +250,8 @@ def _guard(handler: Any) -> Any:
             return error(status, exc.code, exc.message)
         except LobbyError as exc:
             return error(400, exc.code, exc.message)
+        except RequestError as exc:
+            return error(exc.status, exc.code, exc.message)
         return response
     wrapped.__name__ = handler.__name__
     return wrapped

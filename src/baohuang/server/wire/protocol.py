@@ -150,6 +150,8 @@ def decode_client(data: bytes | str) -> ClientMessage:
         return _classify_type_error(data, str(exc))
     except msgspec.DecodeError as exc:
         raise ProtocolError("malformed", f"not a JSON message: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("malformed", "JSON nested too deeply") from None
 
 
 def _classify_type_error(data: bytes | str, text: str) -> ClientMessage:
@@ -157,6 +159,8 @@ def _classify_type_error(data: bytes | str, text: str) -> ClientMessage:
         raw = _any_decoder.decode(data)
     except msgspec.DecodeError:  # pragma: no cover - decoded above already
         raise ProtocolError("malformed", "not a JSON message") from None
+    except RecursionError:
+        raise ProtocolError("malformed", "JSON nested too deeply") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         raise ProtocolError("malformed", "a message is an object with a string 'type'")
     if raw["type"] not in CLIENT_TYPES:
@@ -168,7 +172,7 @@ def message_type(data: bytes | str) -> str | None:
     """The ``type`` of a raw message, when it has a sensible one (for ``ref``)."""
     try:
         raw = _any_decoder.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     kind = raw.get("type") if isinstance(raw, dict) else None
     return kind if isinstance(kind, str) and kind in CLIENT_TYPES else None
