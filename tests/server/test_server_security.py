@@ -5,17 +5,23 @@ errors that tell only what the seat sees, bounded input, and the HTTP headers.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from server_support import Raw, catch_up, guests, shared_server
+from websockets.exceptions import ConnectionClosed
 
 from baohuang.bots import hosted_action
 from baohuang.client import Client, view_from_dict
 from baohuang.server.config import ServerConfig
 from baohuang.server.harness import ServerProcess, ServerThread
+from baohuang.server.wire.protocol import CLIENT_TYPES
 
 
 @pytest.fixture(scope="module")
@@ -301,3 +307,112 @@ def test_hostile_websocket_frames_get_an_error(server: ServerProcess) -> None:
 
     codes = [a["code"] for a in asyncio.run(main())]
     assert codes == ["malformed", "malformed", "not_joined", "no_table", "too_large"]
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-HUGE, max_value=HUGE)
+    | st.floats(allow_nan=False) | st.text(max_size=30) | st.sampled_from(["9h", "pass", "BJ*"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=4),
+    max_leaves=12)
+_field_names = st.sampled_from(["table", "as", "version", "seat", "bot", "action", "on",
+                                "kind", "cards", "x"])
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> str | bytes:
+    """A hostile frame: a message of every kind with fields of any value, deep or
+    huge JSON, or no JSON at all."""
+    kind = draw(st.sampled_from([*CLIENT_TYPES, "dance", ""]))
+    fields = draw(st.dictionaries(_field_names, _json_values, max_size=4))
+    shape = draw(st.sampled_from(["message", "message", "deep", "huge", "text", "bytes"]))
+    if shape == "message":
+        return json.dumps({"type": kind, **fields})
+    if shape == "deep":
+        depth = draw(st.integers(500, 2040))
+        return '{"type": "' + kind + '", "action": ' + "[" * depth + "]" * depth + "}"
+    if shape == "huge":
+        return '{"type": "' + kind + '", "seat": ' + "9" * draw(st.integers(20, 4000)) + "}"
+    if shape == "text":
+        return draw(st.text(max_size=200))
+    return draw(st.binary(max_size=200))
+
+
+_PATHS = ["/api/guest", "/api/register", "/api/login", "/api/logout", "/api/me",
+          "/api/users/{n}", "/api/leaderboard", "/api/levels", "/api/rules", "/api/tables",
+          "/api/tables/{s}", "/api/quickplay", "/api/history?limit={s}",
+          "/api/games/{n}/replay"]
+
+
+@st.composite
+def _requests(draw: st.DrawFn) -> tuple[str, str, bytes, dict[str, str]]:
+    method = draw(st.sampled_from(["GET", "POST", "PUT", "DELETE"]))
+    path = draw(st.sampled_from(_PATHS)).format(
+        n=draw(st.integers(min_value=-HUGE, max_value=HUGE)),
+        s=draw(st.text(alphabet=st.characters(codec="ascii", categories=["L", "N"]),
+                       max_size=50)))
+    body = draw(st.one_of(_json_values.map(lambda v: json.dumps(v).encode()),
+                          st.binary(max_size=100),
+                          st.integers(100, 5000).map(lambda d: b"[" * d + b"]" * d)))
+    kind = draw(st.sampled_from(["application/json", "text/plain", ""]))
+    return method, path, body, {"Content-Type": kind} if kind else {}
+
+
+def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> None:
+    """Random and hostile frames of every message kind from a watcher's socket, and
+    random requests to every endpoint: no 500, no crash, and the game a player is
+    thinking about at that table stays exactly where it was."""
+    runner = asyncio.Runner()
+    try:
+        async def setup() -> tuple[Client, Raw, dict[str, Any], int, str]:
+            player = Client(server.url)
+            await player.guest("fuzz-target")
+            table = await player.quickplay(bots="hosted", timeout=600)
+            raw = await Raw.connect(server.url, player.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            while True:
+                msg = await raw.recv()
+                if msg["type"] in ("event", "snapshot") and raw.view["to_act"] == 0 \
+                        and msg.get("latest", msg["version"]) == msg["version"]:
+                    break
+            attacker = await guests(server.url, 1, "fuzzer")
+            assert attacker[0].token is not None
+            return player, raw, table, msg["version"], attacker[0].token
+
+        _player, raw, table, version, token = runner.run(setup())
+
+        async def frames(batch: list[str | bytes]) -> None:
+            sock = await Raw.connect(server.url, token)
+            await sock.send({"type": "join", "table": table["id"]})
+            await sock.recv_type("table")
+            with contextlib.suppress(ConnectionClosed):
+                for frame in batch:
+                    await sock.send(frame)
+                await sock.send({"type": "ping"})
+                await sock.recv_type("pong")          # every frame was handled
+            await sock.close()
+
+        @settings(max_examples=60, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(st.lists(_frames(), min_size=1, max_size=5), st.lists(_requests(), max_size=3))
+        def fuzz(batch: list[str | bytes],
+                 requests: list[tuple[str, str, bytes, dict[str, str]]]) -> None:
+            runner.run(frames(batch))
+            for method, path, body, headers in requests:
+                with_auth = {**headers, "Authorization": f"Bearer {token}"}
+                response = httpx.request(method, server.url + path, content=body,
+                                         headers=with_auth)
+                assert response.status_code < 500, (method, path, response.text)
+
+        fuzz()
+
+        async def after() -> dict[str, Any]:
+            await raw.send({"type": "resync", "version": version})
+            return await raw.recv_type("snapshot")
+        snapshot = runner.run(after())
+    finally:
+        runner.close()
+    assert snapshot["version"] == version and snapshot["view"]["to_act"] == 0
+    assert httpx.get(server.url + "/healthz").status_code == 200
+    log = Path(server.log or "").read_text() if server.log else ""
+    assert "Traceback" not in log and "error handling" not in log
