@@ -1213,6 +1213,14 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         assert page.get_by_test_id("card-counter").count() == 0
         page.get_by_test_id("counter-toggle").click()
         counter.wait_for()
+        # the stake chip: the view's stake, and a solo's own ×2 beside it
+        stake = page.evaluate("() => window.baohuang.screen.view.stake")
+        assert page.get_by_test_id("stake").inner_text() == f"×{stake}"
+        solo = page.evaluate("() => window.baohuang.screen.view.solo")
+        chip = page.get_by_test_id("solo-factor")
+        assert chip.count() == (1 if solo else 0)
+        if solo:
+            assert chip.inner_text().endswith("×2")
         assert errors == []
     finally:
         page.context.close()
