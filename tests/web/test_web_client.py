@@ -1377,3 +1377,27 @@ def test_nothing_moves_when_hosted_comes_and_goes(browser: Browser, server: str,
         assert errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_hand_stays_put_when_a_decision_dialog_comes_and_goes(
+        browser: Browser, server: str, size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Steady", bots="hosted", practice=True, seed=9, timeout=60)
+        top = "() => document.querySelector('[data-testid=hand]').getBoundingClientRect().top" \
+            " + window.scrollY"
+        page.get_by_test_id("decision").first.wait_for()
+        with_dialog = page.evaluate(top)
+        version = page.evaluate("() => window.baohuang.screen.version")
+        # the cautious answer (the last button): it changes no badge on the table
+        page.get_by_test_id("decision").last.click()
+        page.wait_for_function(f"() => window.baohuang.screen.version > {version}")
+        page.wait_for_function("() => !document.querySelector('[data-testid=decision]')"
+                               " || window.baohuang.screen.version > " + str(version + 1))
+        if page.get_by_test_id("decision").count() == 0:
+            # (a pixel of rounding is no jump)
+            assert abs(page.evaluate(top) - with_dialog) <= 2, (page.evaluate(top), with_dialog)
+        assert errors == []
+    finally:
+        page.context.close()

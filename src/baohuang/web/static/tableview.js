@@ -339,8 +339,10 @@ function controls(ctx) {
   } else if (myTurn) {
     message = h('div', { class: 'message', testid: 'message' }, t('taps_play'));
   }
+  // (an empty line when there is nothing to say: the hand below does not move)
   return h('div', { class: 'controls' }, h('div', { class: 'buttons' }, buttons),
-    ctx.emoteOpen && !ctx.readonly ? emotePanel(ctx) : null, message);
+    ctx.emoteOpen && !ctx.readonly ? emotePanel(ctx) : null,
+    message || h('div', { class: 'message', 'aria-hidden': 'true' }));
 }
 
 // The fixed quick phrases and emotes (docs/protocol.md, emote), and the mute switch.
