@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_support import Raw, catch_up, guests, shared_server
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from baohuang.bots import hosted_action
 from baohuang.client import Client, view_from_dict
@@ -380,10 +380,12 @@ def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> Non
             return player, raw, table, msg["version"], attacker[0].token
 
         _player, raw, table, version, token = runner.run(setup())
+        # (the requests get a session of their own: they may log it out)
+        rest_token = httpx.post(server.url + "/api/guest", json={"name": "rest"}).json()["token"]
 
         async def frames(batch: list[str | bytes]) -> None:
             sock = await Raw.connect(server.url, token)
-            await sock.send({"type": "join", "table": table["id"]})
+            await sock.send({"type": "join", "table": table["id"], "as": "watcher"})
             await sock.recv_type("table")
             with contextlib.suppress(ConnectionClosed):
                 for frame in batch:
@@ -399,7 +401,7 @@ def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> Non
                  requests: list[tuple[str, str, bytes, dict[str, str]]]) -> None:
             runner.run(frames(batch))
             for method, path, body, headers in requests:
-                with_auth = {**headers, "Authorization": f"Bearer {token}"}
+                with_auth = {**headers, "Authorization": f"Bearer {rest_token}"}
                 response = httpx.request(method, server.url + path, content=body,
                                          headers=with_auth)
                 assert response.status_code < 500, (method, path, response.text)
@@ -416,3 +418,60 @@ def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> Non
     assert httpx.get(server.url + "/healthz").status_code == 200
     log = Path(server.log or "").read_text() if server.log else ""
     assert "Traceback" not in log and "error handling" not in log
+
+
+# -- 6. headers and origins -------------------------------------------------------------------
+def test_every_answer_carries_the_security_headers(server: ServerProcess) -> None:
+    token = httpx.post(server.url + "/api/guest", json={"name": "headers"}).json()["token"]
+    answers = [httpx.get(server.url + "/"), httpx.get(server.url + "/app.js"),
+               httpx.get(server.url + "/api/rules"), httpx.get(server.url + "/api/nothing"),
+               httpx.get(server.url + "/api/me"),
+               httpx.post(server.url + "/api/tables", json={"games": 0},
+                          headers={"Authorization": f"Bearer {token}"})]
+    for response in answers:
+        csp = response.headers["content-security-policy"]
+        directives = dict(d.strip().split(" ", 1) for d in csp.split(";") if " " in d.strip())
+        assert directives["script-src"] == "'self'", csp     # no inline script
+        assert directives["frame-ancestors"] == "'none'"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["referrer-policy"] == "same-origin"
+        assert response.headers["x-frame-options"] == "DENY"
+    # the web client has nothing inline a policy without 'unsafe-inline' would block
+    page = answers[0].text
+    assert "<script" in page and all("src=" in tag.split(">")[0]
+                                     for tag in page.split("<script")[1:])
+    assert "javascript:" not in page and " onclick=" not in page and " onload=" not in page
+
+
+def test_requests_from_another_site_are_refused(server: ServerProcess) -> None:
+    evil = {"Origin": "https://evil.example"}
+    refused = httpx.post(server.url + "/api/guest", json={"name": "csrf"}, headers=evil)
+    assert refused.status_code == 403 and _error(refused)["code"] == "bad_origin"
+    host = server.url.split("://", 1)[1]
+    own = httpx.post(server.url + "/api/guest", json={"name": "same-site"},
+                     headers={"Origin": f"http://{host}"})
+    assert own.status_code == 200
+    token = own.json()["token"]
+    out = httpx.post(server.url + "/api/logout", headers={**evil, "Cookie": f"bh_session={token}"})
+    assert out.status_code == 403                    # the session lives on
+    assert httpx.get(server.url + "/api/me",
+                     headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert httpx.get(server.url + "/api/rules", headers=evil).status_code == 200
+
+    async def socket() -> int:
+        with pytest.raises(InvalidStatus) as handshake:
+            await Raw.connect(server.url, headers={"Origin": "https://evil.example"})
+        return handshake.value.response.status_code
+    assert asyncio.run(socket()) == 403
+
+
+def test_the_session_cookie_is_httponly_samesite_and_secure_behind_https(
+        server: ServerProcess) -> None:
+    plain = httpx.post(server.url + "/api/guest", json={"name": "cookie"})
+    cookie = plain.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie and "secure" not in cookie
+    # a proxy on a trusted address (loopback) says the client spoke HTTPS
+    proxied = httpx.post(server.url + "/api/guest", json={"name": "cookie"},
+                         headers={"X-Forwarded-Proto": "https"})
+    cookie = proxied.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie

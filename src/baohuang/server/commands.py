@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 __all__ = ["loadtest_command", "serve_command"]
@@ -21,6 +23,14 @@ def serve_command(
     next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
     ws_compression: bool = typer.Option(
         False, help="compress WebSocket messages (permessage-deflate)"),
+    allowed_origin: Annotated[list[str] | None, typer.Option(
+        help="an origin (https://host[:port]) whose pages may also use the server; "
+        "repeatable (the server's own host is always allowed)")] = None,
+    trusted_host: Annotated[list[str] | None, typer.Option(
+        help="a host name the server answers to; repeatable (default: any)")] = None,
+    forwarded_allow_ips: str = typer.Option(
+        "127.0.0.1", help="comma-separated addresses of proxies whose X-Forwarded-* headers "
+        "are believed ('*': any)"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
@@ -29,7 +39,10 @@ def serve_command(
 
     config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
                           hosted_delay=hosted_delay, away_grace=away_grace,
-                          next_game_delay=next_game_delay, ws_compression=ws_compression)
+                          next_game_delay=next_game_delay, ws_compression=ws_compression,
+                          allowed_origins=tuple(allowed_origin or ()),
+                          trusted_hosts=tuple(trusted_host or ()) or ("*",),
+                          forwarded_allow_ips=forwarded_allow_ips)
     serve(host, port, config, log_level)
 
 

@@ -49,8 +49,15 @@ class ServerConfig:
     next_game_delay: float = 4.0
     #: how long a disconnected player's seat waits before 托管 plays it
     away_grace: float = 10.0
-    #: extra origins browsers may connect from (besides the server's host and localhost)
+    #: extra origins browsers may connect and send requests from (besides the server's
+    #: own host, and localhost when the server is reached on a local address)
     allowed_origins: tuple[str, ...] = ()
+    #: host names the server answers to (Starlette's TrustedHostMiddleware; ``*``: any)
+    trusted_hosts: tuple[str, ...] = ("*",)
+    #: addresses of proxies whose X-Forwarded-For/-Proto headers are believed (uvicorn's
+    #: ``forwarded_allow_ips``): behind such a proxy speaking HTTPS the session cookie is
+    #: ``Secure``
+    forwarded_allow_ips: str = "127.0.0.1"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: WebSocket keep-alive pings

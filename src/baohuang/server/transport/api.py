@@ -80,31 +80,33 @@ def _id(text: str) -> int | None:
     return value if 0 < value <= MAX_ID else None
 
 
-def _logged_in(token: str, user: UserRecord, status: int = 200) -> JSONResponse:
+def _logged_in(request: Request, token: str, user: UserRecord, status: int = 200
+               ) -> JSONResponse:
     response = JSONResponse({"token": token, "user": user_json(user)}, status_code=status)
+    # (Secure when the request came over HTTPS, directly or from a trusted proxy)
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax", path="/",
-                        max_age=60 * 60 * 24 * 365)
+                        max_age=60 * 60 * 24 * 365, secure=request.url.scheme == "https")
     return response
 
 
 async def guest(request: Request) -> Response:
     body = await _body(request)
     token, user = await server_state(request).accounts.guest(body.get("name"))
-    return _logged_in(token, user)
+    return _logged_in(request, token, user)
 
 
 async def register(request: Request) -> Response:
     body = await _body(request)
     token, user = await server_state(request).accounts.register(body.get("name"),
                                                                 body.get("password"))
-    return _logged_in(token, user, 201)
+    return _logged_in(request, token, user, 201)
 
 
 async def login(request: Request) -> Response:
     body = await _body(request)
     token, user = await server_state(request).accounts.login(body.get("name"),
                                                              body.get("password"))
-    return _logged_in(token, user)
+    return _logged_in(request, token, user)
 
 
 async def logout(request: Request) -> Response:
@@ -112,7 +114,8 @@ async def logout(request: Request) -> Response:
     if token:
         await server_state(request).accounts.logout(token)
     response = JSONResponse({"ok": True})
-    response.delete_cookie(COOKIE, path="/")
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax",
+                           secure=request.url.scheme == "https")
     return response
 
 

@@ -26,6 +26,7 @@ from ..db.storage import open_storage
 from ..runtime import tune_gc
 from ..table.lobby import Lobby
 from .api import routes as api_routes
+from .security import middleware
 from .state import ServerState
 from .ws import WebSocketEndpoint
 from .wsbatch import ws_protocol
@@ -74,7 +75,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         routes.append(Mount("/", StaticFiles(directory=static_dir, html=True), name="web"))
     else:
         routes.append(Route("/", _no_client))
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware(cfg))
 
 
 def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
@@ -87,6 +88,7 @@ def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, ho
                           ws_ping_interval=config.ping_interval,
                           ws_ping_timeout=config.ping_interval,
                           ws_max_size=MAX_FRAME, lifespan="on",
+                          proxy_headers=True, forwarded_allow_ips=config.forwarded_allow_ips,
                           ws_per_message_deflate=config.ws_compression)
 
 

@@ -7,23 +7,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..accounts.accounts import user_json
-from ..config import ServerConfig
 from ..table.inputs import ClientInput, Disconnect
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection, WriteNow
+from .security import origin_allowed
 from .state import server_state, session_user
 from .wsbatch import SEND_MANY, TextHandler
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
 
 log = logging.getLogger("baohuang.server")
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 
 
 class TokenBucket:
@@ -48,26 +46,6 @@ class TokenBucket:
             self.tokens -= 1.0
             return True
         return False
-
-
-def origin_allowed(origin: str | None, host: str | None, config: ServerConfig) -> bool:
-    """Browsers may connect from the server's own host or from localhost.
-
-    >>> cfg = ServerConfig(db_url="sqlite+aiosqlite://")
-    >>> origin_allowed(None, "example.org", cfg), origin_allowed("https://example.org",
-    ...     "example.org", cfg), origin_allowed("https://evil.test", "example.org", cfg)
-    (True, True, False)
-    >>> origin_allowed("http://localhost:5173", "example.org", cfg)
-    True
-    """
-    if origin is None:
-        return True
-    if origin in config.allowed_origins:
-        return True
-    parts = urlsplit(origin)
-    if parts.hostname in LOCAL_HOSTS:
-        return True
-    return host is not None and parts.netloc.lower() == host.lower()
 
 
 class WebSocketEndpoint:
