@@ -475,3 +475,58 @@ def test_the_session_cookie_is_httponly_samesite_and_secure_behind_https(
                          headers={"X-Forwarded-Proto": "https"})
     cookie = proxied.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=lax" in cookie and "; secure" in cookie
+
+
+# -- 7. accounts and the lobby ----------------------------------------------------------------
+def test_logins_are_limited_tables_per_user_too_and_the_lobby_pages(tmp_path: Path) -> None:
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}",
+                          login_rate_account="3/minute", login_rate_address="5/minute",
+                          tables_per_user=2)
+    with ServerThread(config) as server:
+        url = server.url
+        assert httpx.post(url + "/api/register", json={"name": "Qian", "password": "qian-pass"}
+                          ).status_code == 201
+        tries = [httpx.post(url + "/api/login", json={"name": "Qian", "password": "wrong!"})
+                 for _ in range(4)]
+        assert [r.status_code for r in tries] == [401, 401, 401, 429]
+        assert _error(tries[-1])["code"] == "rate_limited"
+        # the right password does not help now; another name from the same address is
+        # limited by the address's count
+        assert httpx.post(url + "/api/login", json={"name": "Qian", "password": "qian-pass"}
+                          ).status_code == 429
+        assert httpx.post(url + "/api/login", json={"name": "nobody", "password": "x" * 8}
+                          ).status_code == 429
+        token = httpx.post(url + "/api/guest", json={"name": "owner"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        made = [httpx.post(url + "/api/tables", json={}, headers=auth) for _ in range(3)]
+        assert [r.status_code for r in made] == [201, 201, 429]
+        assert _error(made[-1])["code"] == "too_many_tables"
+        page = httpx.get(url + "/api/tables?limit=1&offset=1").json()
+        assert page["total"] == 2 and page["limit"] == 1 and page["offset"] == 1
+        assert [t["id"] for t in page["tables"]] == [made[0].json()["id"]]   # newest first
+        assert httpx.get(url + "/api/tables?limit=100000").status_code == 400
+
+
+def test_logout_ends_every_socket_of_the_session(server: ServerProcess) -> None:
+    async def main() -> tuple[int | None, int | None, dict[str, Any]]:
+        client = Client(server.url)
+        await client.guest("leaving")
+        table = await client.quickplay(bots="hosted", timeout=60)
+        sockets = [await Raw.connect(server.url, client.token) for _ in range(2)]
+        await sockets[0].send({"type": "join", "table": table["id"]})
+        await sockets[0].recv_type("table")
+        await client.request("POST", "/api/logout")
+        codes = []
+        for raw in sockets:
+            with contextlib.suppress(ConnectionClosed):
+                while True:
+                    await raw.recv()
+            codes.append(raw.ws.close_code)
+        again = await Raw.connect(server.url, client.token)
+        hello = again.seen[0]
+        await again.close()
+        return codes[0], codes[1], hello
+
+    first, second, hello = asyncio.run(main())
+    assert first == second == 4001
+    assert hello["user"] is None                 # the token is no session any more

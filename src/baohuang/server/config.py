@@ -58,6 +58,11 @@ class ServerConfig:
     #: ``forwarded_allow_ips``): behind such a proxy speaking HTTPS the session cookie is
     #: ``Secure``
     forwarded_allow_ips: str = "127.0.0.1"
+    #: open or playing tables one user may have created at a time
+    tables_per_user: int = 10
+    #: login attempts allowed per account and per client address (``limits`` notation)
+    login_rate_account: str = "10/minute"
+    login_rate_address: str = "60/minute"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: WebSocket keep-alive pings

@@ -17,10 +17,14 @@ import asyncio
 import hashlib
 import secrets
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from limits import parse
+from limits.aio.storage import MemoryStorage
+from limits.aio.strategies import MovingWindowRateLimiter
 
 from ..db.storage import NameTaken, Storage, UserRecord
 from .levels import level_for, next_level_at
@@ -31,6 +35,11 @@ __all__ = ["AccountError", "Accounts", "check_name", "new_token", "token_digest"
 MAX_NAME = 24
 MIN_PASSWORD, MAX_PASSWORD = 6, 200
 _hasher = PasswordHasher()
+#: argon2 runs in threads of its own: a flood of logins cannot take the threads (of
+#: the default executor) that tables and storage use
+_hashing = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argon2")
+#: checked when a name has no password, so that a login takes as long either way
+_NO_USER_HASH = _hasher.hash(secrets.token_urlsafe(16))
 
 
 class AccountError(ValueError):
@@ -81,11 +90,21 @@ def user_json(user: UserRecord) -> dict[str, Any]:
                        "ordinal": round(ordinal(user.mu, user.sigma), 3)}}
 
 
-class Accounts:
-    """Guests, registration, login and sessions on top of :class:`Storage`."""
+async def _hash_work(function: Any, *args: Any) -> Any:
+    return await asyncio.get_running_loop().run_in_executor(_hashing, function, *args)
 
-    def __init__(self, storage: Storage) -> None:
+
+class Accounts:
+    """Guests, registration, login and sessions on top of :class:`Storage`.  Logins
+    are limited per account and per client address (``limits`` notation, e.g.
+    ``10/minute``, a moving window: a caller who keeps trying keeps being refused)."""
+
+    def __init__(self, storage: Storage, *, per_account: str = "10/minute",
+                 per_address: str = "60/minute") -> None:
         self.storage = storage
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._per_account = parse(per_account)
+        self._per_address = parse(per_address)
 
     async def _session(self, user: UserRecord) -> tuple[str, UserRecord]:
         token = new_token()
@@ -101,7 +120,7 @@ class Accounts:
     async def register(self, name: object, password: object) -> tuple[str, UserRecord]:
         display = check_name(name)
         secret = check_password(password)
-        digest = await asyncio.to_thread(_hasher.hash, secret)
+        digest = await _hash_work(_hasher.hash, secret)
         try:
             user = await self.storage.create_user(display, name_key=display.casefold(),
                                                   password_hash=digest, guest=False,
@@ -110,21 +129,30 @@ class Accounts:
             raise AccountError("name_taken", f"the name {display!r} is taken") from None
         return await self._session(user)
 
-    async def login(self, name: object, password: object) -> tuple[str, UserRecord]:
-        if not isinstance(name, str) or not isinstance(password, str):
+    async def login(self, name: object, password: object, address: str | None = None
+                    ) -> tuple[str, UserRecord]:
+        if not isinstance(name, str) or not isinstance(password, str) \
+                or len(password) > MAX_PASSWORD or len(name) > 4 * MAX_NAME:
             raise AccountError("bad_credentials", "wrong name or password")
-        found = await self.storage.login_row(name.strip().casefold())
-        if found is None or found[1] is None:
-            raise AccountError("bad_credentials", "wrong name or password")
-        user, digest = found
+        key = name.strip().casefold()
+        if not await self._limiter.hit(self._per_address, "login-address", address or "") \
+                or not await self._limiter.hit(self._per_account, "login-account", key):
+            raise AccountError("rate_limited", "too many logins: wait a minute and try again")
+        found = await self.storage.login_row(key)
+        # (a name without a password is checked against a hash all the same: the answer
+        # takes as long whether or not the user exists)
+        user, digest = found if found is not None and found[1] is not None \
+            else (None, _NO_USER_HASH)
         assert digest is not None
         try:
-            await asyncio.to_thread(_hasher.verify, digest, password)
+            await _hash_work(_hasher.verify, digest, password)
         except (VerificationError, InvalidHashError):
             raise AccountError("bad_credentials", "wrong name or password") from None
+        if user is None:
+            raise AccountError("bad_credentials", "wrong name or password")
         if _hasher.check_needs_rehash(digest):
             await self.storage.set_password_hash(user.id,
-                                                 await asyncio.to_thread(_hasher.hash, password))
+                                                 await _hash_work(_hasher.hash, password))
         return await self._session(user)
 
     async def user_for_token(self, token: str | None) -> UserRecord | None:

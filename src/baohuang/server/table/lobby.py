@@ -170,6 +170,11 @@ class Lobby:
         tables = [t for t in self.tables.values() if t.status in ("open", "playing")]
         return sorted(tables, key=lambda t: -t.settings.created)
 
+    def owned(self, user_id: int) -> int:
+        """How many open or playing tables ``user_id`` created."""
+        return sum(1 for t in self.tables.values()
+                   if t.settings.owner == user_id and t.status in ("open", "playing"))
+
     async def _new_code(self) -> str:
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
@@ -178,7 +183,12 @@ class Lobby:
 
     async def create(self, owner: UserRecord | None, spec: TableSpec,
                      sit_owner: bool = False, people: dict[int, Seat] | None = None) -> Table:
-        """A new table (stored, its actor running), with ``people`` in their seats."""
+        """A new table (stored, its actor running), with ``people`` in their seats;
+        refused (``too_many_tables``) when ``owner`` has as many open or playing tables
+        as the configuration allows."""
+        if owner is not None and self.owned(owner.id) >= self.config.tables_per_user:
+            raise LobbyError("too_many_tables", f"you may have at most "
+                             f"{self.config.tables_per_user} open or playing tables")
         table_id = secrets.token_hex(5)
         # (a practice table deals its games from seed + index: a 31-bit seed leaves room)
         seed = spec.seed if spec.seed is not None else \

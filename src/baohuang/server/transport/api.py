@@ -13,9 +13,10 @@ from starlette.routing import Route
 
 from ...bots import bot_names
 from ...engine.rules import OPTION_HELP, PRESETS, RuleSet
-from ..accounts.accounts import AccountError, user_json
+from ..accounts.accounts import AccountError, token_digest, user_json
 from ..accounts.levels import LEVELS
 from ..db.storage import UserRecord
+from ..table.inputs import Disconnect
 from ..table.lobby import LobbyError, check_spec
 from ..wire.replay import replay
 from .state import COOKIE, server_state, session_token, session_user
@@ -104,15 +105,22 @@ async def register(request: Request) -> Response:
 
 async def login(request: Request) -> Response:
     body = await _body(request)
-    token, user = await server_state(request).accounts.login(body.get("name"),
-                                                             body.get("password"))
+    token, user = await server_state(request).accounts.login(
+        body.get("name"), body.get("password"),
+        address=request.client.host if request.client else None)
     return _logged_in(request, token, user)
 
 
 async def logout(request: Request) -> Response:
     token = session_token(request)
     if token:
-        await server_state(request).accounts.logout(token)
+        state = server_state(request)
+        await state.accounts.logout(token)
+        for conn in state.sockets.pop(token_digest(token), set()):
+            conn.close(4001, "logged out")
+            if conn.route is not None:            # its table hears of it now
+                conn.route.post(Disconnect(conn))
+                conn.route = None
     response = JSONResponse({"ok": True})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax",
                            secure=request.url.scheme == "https")
@@ -168,9 +176,25 @@ async def rules(request: Request) -> Response:
                          "options": options, "bots": bot_names()})
 
 
+#: tables listed per page of ``GET /api/tables`` (at most, and by default)
+MAX_PAGE, DEFAULT_PAGE = 100, 50
+
+
+def _count(request: Request, name: str, default: int, high: int) -> int:
+    text = request.query_params.get(name, str(default))
+    if not text.isdigit() or len(text) > 9 or int(text) > high:
+        raise LobbyError("bad_request", f"{name!r} must be a whole number 0..{high}")
+    return int(text)
+
+
 async def list_tables(request: Request) -> Response:
     lobby = server_state(request).lobby
-    return JSONResponse({"tables": [t.table_json(None) for t in lobby.listing()]})
+    limit = _count(request, "limit", DEFAULT_PAGE, MAX_PAGE)
+    offset = _count(request, "offset", 0, 10**6)
+    tables = lobby.listing()
+    page = tables[offset:offset + limit]
+    return JSONResponse({"tables": [t.table_json(None) for t in page], "total": len(tables),
+                         "offset": offset, "limit": limit})
 
 
 async def create_table(request: Request) -> Response:
@@ -249,10 +273,11 @@ def _guard(handler: Any) -> Any:
         try:
             response: Response = await handler(request)
         except AccountError as exc:
-            status = {"name_taken": 409, "bad_credentials": 401}.get(exc.code, 400)
+            status = {"name_taken": 409, "bad_credentials": 401,
+                      "rate_limited": 429}.get(exc.code, 400)
             return error(status, exc.code, exc.message)
         except LobbyError as exc:
-            return error(400, exc.code, exc.message)
+            return error(429 if exc.code == "too_many_tables" else 400, exc.code, exc.message)
         except RequestError as exc:
             return error(exc.status, exc.code, exc.message)
         return response

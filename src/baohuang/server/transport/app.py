@@ -58,7 +58,9 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         storage = await open_storage(cfg.db_url)
         lobby = Lobby(storage, cfg)
-        app.state.server = ServerState(cfg, storage, Accounts(storage), lobby)
+        accounts = Accounts(storage, per_account=cfg.login_rate_account,
+                            per_address=cfg.login_rate_address)
+        app.state.server = ServerState(cfg, storage, accounts, lobby)
         restored = await lobby.restore()
         if restored:
             log.info("restored %d unfinished table(s)", restored)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from starlette.requests import HTTPConnection
 
@@ -10,6 +11,9 @@ from ..accounts.accounts import Accounts
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
 from ..table.lobby import Lobby
+
+if TYPE_CHECKING:
+    from .connection import Connection
 
 __all__ = ["COOKIE", "ServerState", "server_state", "session_token", "session_user"]
 
@@ -22,6 +26,9 @@ class ServerState:
     storage: Storage
     accounts: Accounts
     lobby: Lobby
+    #: the open sockets of each session (by the digest of its token): logging out
+    #: closes them
+    sockets: dict[str, set[Connection]] = field(default_factory=dict)
 
 
 def server_state(conn: HTTPConnection) -> ServerState:

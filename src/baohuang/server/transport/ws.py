@@ -11,12 +11,12 @@ from collections.abc import Callable
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..accounts.accounts import user_json
+from ..accounts.accounts import token_digest, user_json
 from ..table.inputs import ClientInput, Disconnect
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection, WriteNow
 from .security import origin_allowed
-from .state import server_state, session_user
+from .state import server_state, session_token, session_user
 from .wsbatch import SEND_MANY, TextHandler
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
@@ -78,6 +78,10 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
                       abuse_window=config.abuse_window, send=send, send_many=send_many,
                       write_now=write_now)
+    token = session_token(websocket)
+    session = token_digest(token) if user is not None and token else None
+    if session is not None:
+        state.sockets.setdefault(session, set()).add(conn)
     conn.start()
     conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
                     "limits": {"max_message_bytes": config.max_message_bytes,
@@ -142,6 +146,12 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     except Exception:
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:
+        if session is not None:
+            held = state.sockets.get(session)
+            if held is not None:
+                held.discard(conn)
+                if not held:
+                    del state.sockets[session]
         if conn.route is not None:
             conn.route.post(Disconnect(conn))
         await conn.stop()
