@@ -226,8 +226,7 @@ class SearchBot:
             return arms[0].action
         keep = next((a for a in arms if a.action == anchor), None)
         if keep is None and anchor is not None and anchor.kind is A.PLAY:
-            shape = classify(anchor.cards, sampler.rules)
-            key = (shape.rank, shape.n, shape.sj, shape.bj)
+            key = bot_shape(classify(anchor.cards, sampler.rules))
             keep = next((a for a in arms if a.shape == key and not a.ask_lead), None)
         me = view.seat
         assert me is not None
