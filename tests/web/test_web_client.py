@@ -1403,3 +1403,36 @@ def test_the_hand_stays_put_when_a_decision_dialog_comes_and_goes(
         assert errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_sounds_for_plays_and_our_turn_can_be_switched_off(browser: Browser, server: str,
+                                                            size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Sound", bots="random", practice=True, seed=7, timeout=60)
+        while not page.evaluate("() => (window.baohuangChimes || 0) > 0"):
+            st = wait_turn_or_over(page)          # answer the role phase; plays sound
+            assert st is not None
+            if st["stage"] != "play":
+                page.get_by_test_id("decision").first.click()
+                wait_moved(page, st["version"])
+        toggle = page.get_by_test_id("sound-toggle")
+        assert toggle.get_attribute("aria-pressed") == "true"
+        _tall_enough(page, "sound-toggle")
+        toggle.click()
+        assert page.get_by_test_id("sound-toggle").get_attribute("aria-pressed") == "false"
+        heard = page.evaluate("() => window.baohuangChimes")
+        version = page.evaluate("() => window.baohuang.screen.version")
+        # play on (托管 for us) until the game is over: not one more sound
+        page.evaluate("() => window.baohuang.screen.send({type: 'hosted', on: true})")
+        page.wait_for_function(f"() => window.baohuang.screen.version > {version} + 5"
+                               " || !!document.querySelector('[data-testid=score-sheet]')",
+                               timeout=GAME_SECONDS * 1000)
+        assert page.evaluate("() => window.baohuangChimes") == heard
+        page.reload()
+        page.get_by_test_id("sound-toggle").wait_for()
+        assert page.get_by_test_id("sound-toggle").get_attribute("aria-pressed") == "false"
+        assert errors == []
+    finally:
+        page.context.close()

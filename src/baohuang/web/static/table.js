@@ -118,7 +118,11 @@ export class TableScreen {
         if ('deadline' in msg) this.deadline = msg.deadline;
         this.events.push(msg.event);
         // an event carries only what changed in our view (docs/protocol.md, Views)
-        this.setView({ ...this.view, ...readView(msg.view), events: this.events });
+        {
+          const wasMine = this.view && this.view.to_act === this.view.seat;
+          this.setView({ ...this.view, ...readView(msg.view), events: this.events });
+          this.sound(msg.event, wasMine);
+        }
         // a batch (one action, several events) shares one view: draw it once, at its end
         if (typeof msg.latest === 'number' && msg.version < msg.latest) return;
         break;
@@ -259,6 +263,29 @@ export class TableScreen {
       else this.selection.add(i);
     }
     this.message = null;
+    this.render();
+  }
+
+  // Short sounds: a play, going out, the game's end, and our turn coming (not while
+  // 托管 plays for us); switched off with the 🔊 button (remembered in this browser).
+  sound(event, wasMine) {
+    const v = this.view;
+    if (!v || !event || v.seat === null || v.seat === undefined) return;
+    if (event.type === 'over') chime([523, 659, 784]);
+    else if (event.type === 'out') chime([784, 988]);
+    else if (event.type === 'play') chime([330]);
+    if (!wasMine && v.to_act === v.seat && v.stage !== 'over'
+        && (v.legal_actions || []).length && !this.myHosted()) {
+      chime([880]);
+    }
+  }
+
+  soundOn() {
+    return localStorage.getItem('bh_sound') !== 'off';
+  }
+
+  toggleSound() {
+    localStorage.setItem('bh_sound', this.soundOn() ? 'off' : 'on');
     this.render();
   }
 
@@ -582,6 +609,11 @@ export class TableScreen {
       tbl ? h('span', { class: 'table-code' }, t('table_code'), free(tbl.code, 'code')) : null,
       tbl ? h('span', { class: 'preset' }, t(tbl.preset ? `preset_${tbl.preset}` : 'preset_custom')) : null,
       this.you.watcher ? h('span', { class: 'badge watcher' }, t('watching')) : null,
+      h('button', { class: 'btn small sound-toggle', testid: 'sound-toggle',
+        'aria-pressed': this.soundOn() ? 'true' : 'false',
+        title: t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
+        'aria-label': t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
+        onclick: () => this.toggleSound() }, this.soundOn() ? '🔊' : '🔇'),
       tbl && tbl.watchers ? h('span', { class: 'watchers' }, t('watchers_n', { n: tbl.watchers }))
         : null);
   }

@@ -185,6 +185,8 @@ export default {
   emote_title: 'Quick phrases and emotes',
   btn_mute_chat: 'Mute chat',
   btn_unmute_chat: 'Show chat',
+  sound_off_help: 'Sound off',
+  sound_on_help: 'Sound on',
   leads_now: '{name} leads',
   match_game: 'Game {i}/{n}',
   totals_label: 'Totals ',

@@ -185,6 +185,8 @@ export default {
   emote_title: '快捷语和表情',
   btn_mute_chat: '屏蔽快捷语',
   btn_unmute_chat: '显示快捷语',
+  sound_off_help: '关闭声音',
+  sound_on_help: '打开声音',
   leads_now: '{name} 出牌',
   match_game: '第 {i}/{n} 局',
   totals_label: '总分 ',
