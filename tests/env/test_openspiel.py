@@ -62,3 +62,44 @@ def test_observers_show_a_player_only_its_view() -> None:
     assert recalled["events"] == [dict(e) for e in view.events]
     assert shown == {k: v for k, v in view.to_dict().items() if k != "events"}
     assert shown["hands"] == {}                      # nobody's cards but the player's own
+
+
+def _position(stage: bh.Stage, seed: int = 5) -> tuple[pyspiel.State, int]:
+    """A state of the shandong game at ``stage`` where the player to act has a choice
+    (the first deal from ``seed`` on whose random play gets there)."""
+    game = pyspiel.load_game("python_baohuang")
+    for deal in range(seed, seed + 50):
+        state = game.new_initial_state()
+        state.apply_action(deal)
+        rng = random.Random(deal)
+        while not state.is_terminal():
+            if state.game.stage is stage and len(state.legal_actions()) > 1:
+                return state, state.current_player()
+            state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError(f"no deal reaches stage {stage.value}")
+
+
+@pytest.mark.parametrize("stage", [bh.Stage.STEAL, bh.Stage.PLAY])
+def test_resampled_states_look_the_same_to_the_player(stage: bh.Stage) -> None:
+    from baohuang.env.openspiel_game import resample
+
+    state, player = _position(stage)
+    hidden = [state.game.hand(s) for s in range(5) if s != player]
+    differs = 0
+    for k in range(8):
+        twin = resample(state, player, random.Random(k))
+        assert twin.game is not None
+        assert twin.observation_string(player) == state.observation_string(player)
+        assert twin.legal_actions() == state.legal_actions()
+        differs += [twin.game.hand(s) for s in range(5) if s != player] != hidden
+    assert differs >= 6
+
+
+def test_openspiel_ismcts_plays_baohuang() -> None:
+    from baohuang.env.openspiel_game import ismcts_bot
+
+    state, _ = _position(bh.Stage.PLAY, seed=8)
+    bot = ismcts_bot(state.get_game(), simulations=12, seed=1)
+    action = bot.step(state)
+    assert action in state.legal_actions()
+    state.apply_action(action)

@@ -88,6 +88,7 @@ class Game:
         ``asking`` and the answers so far ``votes``; ``rebels`` (who said 造反),
         ``kicks``; the trick: ``last`` (seat, cards) to beat, ``passes`` on it,
         ``applicant`` (申请接风), ``leader``; ``out`` (seats out, in order);
+        ``played``: the plays so far, as (seat, cards), which the views show;
         ``seed``, ``dealer``, ``deal_no``.  Raises :class:`IllegalAction` naming
         what does not fit.  A set-up game has no :meth:`record` (it was not
         dealt), but plays on like any other.

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from .cards import RANK_OF, RANK_SLOTS, Card, parse_cards
+from .events import Event
 from .plays import InvalidPlay, classify
 from .rules import RuleSet
 from .scoring import SoloKind
@@ -65,7 +66,8 @@ def build_state(rules: RuleSet, hands: Sequence[Hand], *, to_act: int,
                 votes: Mapping[int, bool] | None = None, rebels: Iterable[int] = (),
                 kicks: int = 0, last: tuple[int, str | Sequence[Card]] | None = None,
                 passes: int = 0, applicant: int | None = None, out: Iterable[int] = (),
-                leader: int | None = None) -> GameState:
+                leader: int | None = None,
+                played: Iterable[tuple[int, str | Sequence[Card]]] = ()) -> GameState:
     """The state of :meth:`baohuang.Game.setup` (see there); raises
     :class:`IllegalAction` naming what does not fit."""
     if len(hands) != 5:
@@ -111,14 +113,18 @@ def build_state(rules: RuleSet, hands: Sequence[Hand], *, to_act: int,
     if last is not None:
         if stage is not Stage.PLAY:
             raise IllegalAction("only the play stage has a trick to beat")
-        seat, cards = last
-        _seat("last", seat, optional=False)
-        played = tuple(parse_cards(cards) if isinstance(cards, str) else cards)
+        by, cards = last
+        _seat("last", by, optional=False)
+        trick = tuple(parse_cards(cards) if isinstance(cards, str) else cards)
         try:
-            shape = classify(played, rules)
+            shape = classify(trick, rules)
         except InvalidPlay as exc:
             raise IllegalAction(f"last: {exc}") from None
-        st.last = (seat, (shape.rank, shape.n, shape.sj, shape.bj, shape.th), played)
+        st.last = (by, (shape.rank, shape.n, shape.sj, shape.bj, shape.th), trick)
+    for by, cards in played:
+        _seat("played", by, optional=False)
+        shown = parse_cards(cards) if isinstance(cards, str) else list(cards)
+        st.events.append(Event("play", by, {"cards": [str(c) for c in shown]}))
     if to_act in st.out or not st.hands[to_act]:
         raise IllegalAction(f"seat {to_act} is out and cannot act")
     return st

@@ -24,17 +24,20 @@ True
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import numpy as np
 import pyspiel
 
 import baohuang as bh
+from baohuang.bots.search.sampler import DealSampler
+from baohuang.bots.search.search import determinized_game
 
 from .actions import N_ACTIONS, decode, describe, legal_indexes
 from .observation import OBS_SIZE, observe
 
-__all__ = ["BaohuangSpielGame", "BaohuangSpielState"]
+__all__ = ["BaohuangSpielGame", "BaohuangSpielState", "ismcts_bot", "resample"]
 
 _DEFAULTS: dict[str, Any] = {"preset": "shandong", "options": "", "deals": 10_000}
 #: (a bound on any score: open solo 24, ×2 a standing 造反, ×2 a 踢, ×2 a lone
@@ -187,6 +190,44 @@ class BaohuangObserver:
         if self.everything and state.game is not None:
             data["hands"] = {str(s): [str(c) for c in state.game.hand(s)] for s in range(5)}
         return f"p{player} " + json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def resample(state: BaohuangSpielState, player: int,
+             rng: random.Random | None = None) -> BaohuangSpielState:
+    """A state that ``player`` cannot tell from ``state`` (the same observation),
+    its hidden cards drawn from what the player's view allows
+    (:class:`~baohuang.bots.search.sampler.DealSampler`): what OpenSpiel's ISMCTS asks
+    of an imperfect-information game.  Tries a few deals; raises ``ValueError`` when
+    the position cannot be rebuilt."""
+    if state.game is None:
+        raise ValueError("nothing to resample before the deal")
+    rng = rng or random.Random()
+    view = state.view(player)
+    sampler = DealSampler(view)
+    rules = state._spiel.rules
+    for _ in range(20):
+        game = determinized_game(view, sampler.sample(rng), rules, state.game.seed)
+        if game is not None:
+            twin = BaohuangSpielState(state._spiel)
+            twin.game = game
+            return twin
+    raise ValueError("no deal drawn from the view rebuilds this position")
+
+
+def ismcts_bot(game: BaohuangSpielGame, *, simulations: int = 100, uct_c: float = 2.0,
+               seed: int = 0) -> Any:
+    """OpenSpiel's (Python) ISMCTS bot on 保皇, with random rollouts and
+    :func:`resample` for its determinizations (keyed by observation strings)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rng = random.Random(seed)
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c, simulations,
+                           random_state=np.random.RandomState(seed),
+                           use_observation_string=True,
+                           allow_inconsistent_action_sets=True)
+    bot.set_resampler(lambda state, player: resample(state, player, rng))
+    return bot
 
 
 pyspiel.register_game(_GAME_TYPE, BaohuangSpielGame)

@@ -78,7 +78,7 @@ from ..hosted import hosted_action
 from .rollout import PlayState, RolloutPolicy, Shape4, Simulator
 from .sampler import DealSampler, SamplerError, World, current_deal_events
 
-__all__ = ["DEFAULT_ITERATIONS", "SearchBot"]
+__all__ = ["DEFAULT_ITERATIONS", "SearchBot", "determinized_game"]
 
 A = ActionKind
 #: Playouts per decision of the registered ``search`` bot.
@@ -551,6 +551,33 @@ class _RoleFacts:
             return at(guard=guard, solo=solo, asking=asking)
         return None
 
+
+
+def determinized_game(view: View, world: World, rules: RuleSet, seed: int = 0) -> Game | None:
+    """A game at ``view``'s position with ``world``'s hands (a deal sampled from the
+    view: :class:`~baohuang.bots.search.sampler.DealSampler`), in which ``view``'s
+    seat sees exactly what it sees now — its hand, the plays so far, the trick, the
+    declarations — and the hidden cards are the sample's (:meth:`Game.setup`).
+    ``None`` for a position that cannot be rebuilt (as in the role phase, where a
+    sample leaves the Guard open in card mode)."""
+    if view.stage is not Stage.PLAY:
+        return _RoleFacts.read(view).game(world, rules, seed)
+    if view.emperor is None or world.guard is None or view.to_act is None:
+        return None
+    facts = _root_facts(view, rules)
+    plays = [(ev["seat"], ev["cards"]) for ev in current_deal_events(view)
+             if ev.get("type") == "play"]
+    solo: str | None = None
+    if world.solo is not None:
+        solo = "open" if world.solo == "open" else "hidden"
+    public = view.guard_open or view.solo == "open" or any(
+        ev.get("type") in ("reveal", "rebellion_stands") for ev in current_deal_events(view))
+    return Game.setup(rules, world.hands, to_act=view.to_act, seed=seed, dealer=view.dealer,
+                      deal_no=view.deal_no, emperor=view.emperor, guard=world.guard, solo=solo,
+                      called=view.called, guard_open=view.guard_open, guard_public=public,
+                      rebels=view.rebels, kicks=view.kicks, out=facts["out"],
+                      last=view.last_play, passes=facts.get("passes", 0),
+                      applicant=facts.get("applicant"), leader=view.leader, played=plays)
 
 
 @register_budget("search")
