@@ -530,3 +530,21 @@ def test_logout_ends_every_socket_of_the_session(server: ServerProcess) -> None:
     first, second, hello = asyncio.run(main())
     assert first == second == 4001
     assert hello["user"] is None                 # the token is no session any more
+
+
+@pytest.mark.parametrize("limit", ["session_idle", "session_absolute"])
+def test_an_expired_session_is_no_session(tmp_path: Path, limit: str) -> None:
+    """A session older (or longer unused) than the configured limit — here a negative
+    one, so that no clock is waited for — is refused and deleted."""
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}",
+                          **{limit: -1.0})  # type: ignore[arg-type]
+    with ServerThread(config) as server:
+        token = httpx.post(server.url + "/api/guest", json={"name": "expired"}).json()["token"]
+        me = httpx.get(server.url + "/api/me", headers={"Authorization": f"Bearer {token}"})
+        assert me.status_code == 401 and _error(me)["code"] == "login_required"
+
+        async def hello() -> dict[str, Any]:
+            raw = await Raw.connect(server.url, token)
+            await raw.close()
+            return raw.seen[0]
+        assert asyncio.run(hello())["user"] is None

@@ -60,6 +60,9 @@ class ServerConfig:
     forwarded_allow_ips: str = "127.0.0.1"
     #: open or playing tables one user may have created at a time
     tables_per_user: int = 10
+    #: a session ends after this long unused, and this long after it began (seconds)
+    session_idle: float = 30 * 24 * 3600.0
+    session_absolute: float = 365 * 24 * 3600.0
     #: login attempts allowed per account and per client address (``limits`` notation)
     login_rate_account: str = "10/minute"
     login_rate_address: str = "60/minute"

@@ -100,8 +100,11 @@ class Accounts:
     ``10/minute``, a moving window: a caller who keeps trying keeps being refused)."""
 
     def __init__(self, storage: Storage, *, per_account: str = "10/minute",
-                 per_address: str = "60/minute") -> None:
+                 per_address: str = "60/minute", idle: float = float("inf"),
+                 absolute: float = float("inf")) -> None:
         self.storage = storage
+        #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
+        self.idle, self.absolute = idle, absolute
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._per_account = parse(per_account)
         self._per_address = parse(per_address)
@@ -158,7 +161,8 @@ class Accounts:
     async def user_for_token(self, token: str | None) -> UserRecord | None:
         if not token:
             return None
-        return await self.storage.session_user(token_digest(token))
+        return await self.storage.session_user(token_digest(token), idle=self.idle,
+                                               absolute=self.absolute)
 
     async def logout(self, token: str) -> None:
         await self.storage.delete_session(token_digest(token))

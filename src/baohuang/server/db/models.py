@@ -2,7 +2,8 @@
 ``migrations/versions`` create exactly these; change both together.
 
 - ``users``: accounts (guests have no ``name_key``/``password_hash``), totals and rating.
-- ``sessions``: login tokens, stored as SHA-256 digests.
+- ``sessions``: login tokens, stored as SHA-256 digests; ``created`` and ``last_used``
+  (roughly: it is written at most once a minute) for their expiry.
 - ``tables``: a table's settings, seats and match totals; ``practice``: unrated.
 - ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
 - ``actions``: every accepted action of a game in order (the game record).
@@ -52,6 +53,7 @@ sessions = Table(
     Column("token_hash", String(64), primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
     Column("created", Float, nullable=False),
+    Column("last_used", Float, nullable=True),
 )
 
 tables = Table(

@@ -258,11 +258,28 @@ class Storage:
         await self._write(insert(sessions), {"token_hash": token_hash, "user_id": user_id,
                                              "created": time.time()})
 
-    async def session_user(self, token_hash: str) -> UserRecord | None:
-        query = select(users).join(sessions, sessions.c.user_id == users.c.id).where(
+    async def session_user(self, token_hash: str, *, idle: float = float("inf"),
+                           absolute: float = float("inf")) -> UserRecord | None:
+        """The user of a session, unless it was not used for ``idle`` seconds or was made
+        more than ``absolute`` seconds ago (then it is deleted).  Its use is recorded at
+        most once a minute (or a tenth of ``idle``)."""
+        query = select(users, sessions.c.created.label("session_created"),
+                       sessions.c.last_used).join(
+            sessions, sessions.c.user_id == users.c.id).where(
             sessions.c.token_hash == token_hash)
         rows = await self._read(query)
-        return _user(rows[0]._mapping) if rows else None
+        if not rows:
+            return None
+        row = rows[0]._mapping
+        now = time.time()
+        used = row["last_used"] if row["last_used"] is not None else row["session_created"]
+        if now - row["session_created"] > absolute or now - used > idle:
+            await self.delete_session(token_hash)
+            return None
+        if now - used > min(60.0, idle / 10):
+            await self._write(update(sessions).where(sessions.c.token_hash == token_hash)
+                              .values(last_used=now))
+        return _user(row)
 
     async def delete_session(self, token_hash: str) -> None:
         await self._write(delete(sessions).where(sessions.c.token_hash == token_hash))

@@ -317,8 +317,9 @@ class Table:
         if game.stage is not Stage.GUARD and (seat is None or seat.is_bot
                                               or seat.auto(self.config.away_grace)):
             return None
-        return time.time() + max(0.0, self.settings.timeout
-                                 - (time.monotonic() - self.turn_started))
+        # (the same instant however late it is asked for: a decision overdue — its timer
+        # not yet handled on a busy server — shows a deadline past, not a new one)
+        return time.time() + self.settings.timeout - (time.monotonic() - self.turn_started)
 
     def schedule(self) -> None:
         """Arrange what happens next: a bot thinks, 托管 moves, or a timer runs."""

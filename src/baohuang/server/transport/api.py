@@ -86,7 +86,8 @@ def _logged_in(request: Request, token: str, user: UserRecord, status: int = 200
     response = JSONResponse({"token": token, "user": user_json(user)}, status_code=status)
     # (Secure when the request came over HTTPS, directly or from a trusted proxy)
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax", path="/",
-                        max_age=60 * 60 * 24 * 365, secure=request.url.scheme == "https")
+                        max_age=int(server_state(request).config.session_absolute),
+                        secure=request.url.scheme == "https")
     return response
 
 

@@ -59,7 +59,8 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         storage = await open_storage(cfg.db_url)
         lobby = Lobby(storage, cfg)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
-                            per_address=cfg.login_rate_address)
+                            per_address=cfg.login_rate_address, idle=cfg.session_idle,
+                            absolute=cfg.session_absolute)
         app.state.server = ServerState(cfg, storage, accounts, lobby)
         restored = await lobby.restore()
         if restored:
