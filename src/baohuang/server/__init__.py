@@ -4,7 +4,7 @@ table, persistence first, reconnect and 托管.  The protocol is in docs/protoco
 >>> from baohuang.server import ServerConfig, create_app
 >>> app = create_app(ServerConfig(db_url="sqlite+aiosqlite:///:memory:"))
 >>> sorted(r.path for r in app.routes if r.path.startswith("/api/t"))
-['/api/tables', '/api/tables', '/api/tables/{key}']
+['/api/tables', '/api/tables', '/api/tables/{key}', '/api/tables/{key}/rematch']
 """
 
 from __future__ import annotations
