@@ -204,7 +204,7 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
         st = wait_turn_or_over(page)
         if st is None:
             # the score sheet's totals come with game_over, just after the last event
-            page.wait_for_function("() => !!window.baohuang.screen.gameOver")
+            page.wait_for_function("() => !!window.baohuang?.screen?.gameOver")
             return seen
         if st["stage"] != "play":
             buttons = page.get_by_test_id("decision")
@@ -256,7 +256,7 @@ def start_vs_bots(page: Page, keyboard: bool = False) -> None:
     else:
         button.click()
     page.get_by_test_id("hand").wait_for()
-    page.wait_for_function("() => window.baohuang.screen.view")
+    page.wait_for_function("() => window.baohuang?.screen?.view")
 
 
 def visible_text(page: Page) -> str:
@@ -403,7 +403,7 @@ def test_reload_mid_game_resumes_the_same_game(page: Page) -> None:
     url, hand = page.url, st["hand"]
     page.reload()
     page.get_by_test_id("hand").wait_for()
-    page.wait_for_function("() => window.baohuang.screen.view")
+    page.wait_for_function("() => window.baohuang?.screen?.view")
     again = state(page)
     assert again is not None
     assert page.url == url
@@ -596,7 +596,7 @@ def test_hosted_toggle_plays_on_while_a_watcher_follows(browser: Browser, server
         start_vs_bots(page)
         table_id = page.url.split("#/t/")[1]
         watcher.goto(f"/#/w/{table_id}")
-        watcher.wait_for_function("() => window.baohuang.screen.view")
+        watcher.wait_for_function("() => window.baohuang?.screen?.view")
         assert watcher.get_by_test_id("seat").count() == 5
         assert watcher.get_by_test_id("hand").count() == 0
         assert watcher.evaluate("() => window.baohuang.screen.view.hand.length") == 0
@@ -640,7 +640,7 @@ def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
         friend.get_by_test_id("join").click()
         for pg in (host, friend):
             pg.get_by_test_id("hand").wait_for()
-            pg.wait_for_function("() => window.baohuang.screen.view")
+            pg.wait_for_function("() => window.baohuang?.screen?.view")
         assert host.evaluate("() => window.baohuang.screen.view.seat") == 0
         assert friend.evaluate("() => window.baohuang.screen.view.seat") == 1
         assert host_errors == [] and friend_errors == []
@@ -1004,7 +1004,7 @@ def _quickplay(page: Page, name: str, **body: Any) -> None:
       location.hash = `#/t/${{res.id}}`;
     }}""")
     page.get_by_test_id("hand").wait_for()
-    page.wait_for_function("() => window.baohuang.screen.view")
+    page.wait_for_function("() => window.baohuang?.screen?.view")
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -1131,7 +1131,7 @@ def test_the_turn_clock_counts_to_the_servers_deadline(browser: Browser, server:
         assert 50 <= shown <= 60, timer.inner_text()
         deadline = page.evaluate("() => window.baohuang.screen.deadline")
         page.reload()
-        page.wait_for_function("() => window.baohuang.screen.view")
+        page.wait_for_function("() => window.baohuang?.screen?.view")
         wait_turn_or_over(page)
         timer.wait_for()
         again = int(re.sub(r"\D", "", timer.inner_text()))
