@@ -164,7 +164,7 @@ def test_reconnects_and_hosted_toggles_never_extend_a_turn(tmp_path: Path) -> No
     async def main(url: str) -> tuple[float, list[float], int, dict[str, Any]]:
         client = Client(url)
         await client.guest("holder")
-        table = await client.quickplay(bots="hosted", timeout=1.0)
+        table = await client.quickplay(bots="hosted", timeout=3.0)
         raw = await Raw.connect(url, client.token)
         await raw.send({"type": "join", "table": table["id"]})
         version, known = None, None
