@@ -37,6 +37,7 @@ from .views import View
 __all__ = ["hint_indexes", "hint_order", "hint_order_of", "revealing_cards"]
 
 _SMALL = int(Rank.SMALL_JOKER)
+_PLAY = ActionKind.PLAY
 
 
 def revealing_cards(role: str | None, guard_open: bool, called: Card | None
@@ -60,11 +61,15 @@ def hint_order_of(hand: Iterable[Card], legal: Sequence[Action],
 def hint_indexes(hand: Iterable[Card], legal: Sequence[Action],
                  reveal: frozenset[Card] = frozenset()) -> list[int]:
     """:func:`hint_order_of` as indexes into ``legal``."""
+    plays = [i for i, action in enumerate(legal) if action.kind is _PLAY]
+    if len(plays) < 2:
+        return plays
     held = Counter(RANK_OF[c] for c in hand)
     keyed: list[tuple[tuple[int, ...], int]] = []
     seen: set[Action] = set()
-    for index, action in enumerate(legal):
-        if action.kind is not ActionKind.PLAY or action in seen:
+    for index in plays:
+        action = legal[index]
+        if action in seen:
             continue
         seen.add(action)
         keyed.append((_key(action.cards, held, reveal), index))
@@ -82,15 +87,32 @@ def hint_order(view: View, legal: Sequence[Action] | None = None) -> list[Action
 
 def _key(cards: Sequence[Card], held: Counter[int], reveal: frozenset[Card]
          ) -> tuple[int, ...]:
+    parts = _PARTS.get(cards)
+    if parts is None:
+        if len(_PARTS) >= _PARTS_MAX:
+            _PARTS.clear()
+        parts = _PARTS[cards] = _parts(cards)
+    rank, natural, jokers = parts
+    reveals = sum(1 for c in cards if c in reveal) if reveal else 0
+    if not jokers:
+        left = held[rank] - natural
+        return (reveals, 0, 1 if left > 0 else 0, rank, left, len(cards))
+    # fewest jokers, the biggest joker used as small as can be, then the rank
+    return (reveals, 1, len(jokers), jokers[0], sum(jokers), rank,
+            held[rank] - natural if natural else 0, len(cards))
+
+
+def _parts(cards: Sequence[Card]) -> tuple[int, int, tuple[int, ...]]:
+    """(the play's rank — its lowest joker's when it has no other card —, how many
+    cards of that rank, its jokers' ranks high to low)."""
     ranks = [RANK_OF[c] for c in cards]
     natural = [r for r in ranks if r < _SMALL]
-    jokers = sorted((r for r in ranks if r >= _SMALL), reverse=True)
-    reveals = sum(1 for c in cards if c in reveal)
-    if not jokers:
-        rank = natural[0]
-        left = held[rank] - len(natural)
-        return (reveals, 0, 1 if left > 0 else 0, rank, left, len(cards))
+    jokers = tuple(sorted((r for r in ranks if r >= _SMALL), reverse=True))
     rank = natural[0] if natural else jokers[-1]
-    # fewest jokers, the biggest joker used as small as can be, then the rank
-    return (reveals, 1, len(jokers), *jokers[:1], sum(jokers), rank,
-            held[rank] - len(natural) if natural else 0, len(cards))
+    return rank, len(natural), jokers
+
+
+#: the parts of the plays seen lately, by their cards (the same few thousand plays
+#: make up most legal-action lists)
+_PARTS: dict[Sequence[Card], tuple[int, int, tuple[int, ...]]] = {}
+_PARTS_MAX = 50_000
