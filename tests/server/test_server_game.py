@@ -156,3 +156,27 @@ def test_web_client_or_notice_is_served_at_root(server: ServerProcess) -> None:
     assert rules["options"]["hold_sixes"]["type"] == "bool"
 
 
+
+
+def test_the_hint_order_comes_only_to_a_connection_that_asks(server: ServerProcess) -> None:
+    """A player's screen asks for the hint order in its ``join`` and gets it with its
+    legal actions; a program that does not ask is not sent it."""
+    from server_support import Raw
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        asking, silent = await guests(server.url, 2, "hint")
+        table = await asking.quickplay(bots="random", practice=True, seed=6, timeout=60)
+        raw = await Raw.connect(server.url, asking.token)
+        await raw.send({"type": "join", "table": table["id"], "hints": True})
+        with_hints = (await raw.recv_type("snapshot"))["view"]
+        await raw.close()
+        watcher = await Raw.connect(server.url, silent.token)
+        await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
+        without = (await watcher.recv_type("snapshot"))["view"]
+        await watcher.close()
+        return with_hints, without
+
+    with_hints, without = asyncio.run(main())
+    assert "hints" in with_hints and "hints" not in without
+    legal = with_hints["legal_actions"]
+    assert all(legal[i].startswith("play") for i in with_hints["hints"])

@@ -90,13 +90,8 @@ def _expected(replays: list[dict[str, Any]], wanted: set[tuple[int, int | None]]
                 if (base + game.version, seat) in wanted:
                     hand = None if game.is_over else (
                         [] if seat is None else [str(c) for c in game.hand(seat)])
-                    view = game.view(seat)
-                    legal = list(view.legal_actions)
-                    shown = view.to_dict()
-                    # (the server adds the hint order of the legal plays: engine/hints.py)
-                    shown["hints"] = [legal.index(a) for a in bh.hint_order(view)]
                     out[(base + game.version, seat)] = (
-                        index, shown, game.events_for(seat), hand)
+                        index, game.view(seat).to_dict(), game.events_for(seat), hand)
 
         note()
         for raw in record["actions"]:

@@ -110,7 +110,7 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
                    "join")
         return
     table.watchers.discard(conn)
-    conn.table, conn.seat = table, None
+    conn.table, conn.seat, conn.hints = table, None, msg.hints
     seat_index = table.seat_of(user.id) if (user and msg.as_ == "player") else None
     if seat_index is not None:
         seat = table.seats[seat_index]
@@ -147,10 +147,12 @@ def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
     current = table.version
     if version is not None and table.base <= version < current:
         texts, _ = render.event_texts(game, conn.seat, base=table.base, index=table.index,
-                                      since=version, deadline=table.deadline())
+                                      since=version, deadline=table.deadline(),
+                                      hints=conn.hints)
         conn.send_all(texts)              # (the last one with the whole view)
     else:
-        conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index))
+        conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index,
+                                       hints=conn.hints))
     if game.is_over and table.recorded:
         conn.send_json(table.game_over_message())
 

@@ -33,6 +33,7 @@ class Subscriber(Protocol):
     user: UserRecord | None
     table: object | None
     seat: int | None
+    hints: bool                 # it asked for the hint order (``join``'s ``hints``)
 
     def send(self, text: str) -> None:
         """Send one message (queued: a table never waits for a client)."""

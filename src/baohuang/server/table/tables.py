@@ -175,7 +175,8 @@ class Table:
         self._shown = [None] * 6
         self._deadline_after_move()      # the first decision's clock starts with the deal
         for conn in self.conns():
-            conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index))
+            conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index,
+                                           hints=conn.hints))
         self.broadcast_table()
         self.schedule()
 
@@ -423,8 +424,9 @@ class Table:
         else:
             shown[5] = None
         views = [shown[5 if r is None else r] for r in receivers]
+        hints = [conn.hints for conn in conns] + ([False] if self.watchers else [])
         texts = render.broadcast(game, receivers, views, base=self.base, index=self.index,
-                                 since=before, deadline=deadline)
+                                 since=before, deadline=deadline, hints=hints)
         for conn, seat_texts in zip(conns, texts, strict=False):
             conn.send_all(seat_texts)
         if self.watchers:

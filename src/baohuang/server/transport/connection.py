@@ -59,6 +59,7 @@ class Connection:
         self.route: Table | None = None
         self.table: object | None = None
         self.seat: int | None = None
+        self.hints = False                 # the hint order asked for (join)
         self.closed = False
         self.close_code: int | None = None
         self._send: Send = send if send is not None else websocket.send

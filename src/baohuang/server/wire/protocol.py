@@ -6,7 +6,7 @@ wrong.  Server messages are built by the helpers at the end and encoded once
 per receiving seat.
 
 >>> decode_client(b'{"type":"join","table":"7KQ2PA","as":"watcher"}')
-Join(table='7KQ2PA', as_='watcher', version=None)
+Join(table='7KQ2PA', as_='watcher', version=None, hints=False)
 >>> decode_client(b'{"type":"act","action":"play 9 9","version":4}')
 Act(action='play 9 9', version=4)
 >>> decode_client(b'{"type":"dance"}')
@@ -68,6 +68,9 @@ class Join(_Msg, tag="join"):
     table: str
     as_: Literal["player", "watcher"] = msgspec.field(default="player", name="as")
     version: int | None = None
+    #: send the hint order of the legal plays with them (a player's screen wants it; a
+    #: program choosing by itself need not pay for it)
+    hints: bool = False
 
 
 class Sit(_Msg, tag="sit"):

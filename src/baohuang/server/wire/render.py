@@ -90,13 +90,15 @@ _action_texts: dict[Action, str] = {}
 _ACTION_TEXTS_MAX = 50_000
 
 
-def snapshot(game: Game, seat: int | None, *, base: int, index: int) -> dict[str, Any]:
-    """The whole state for ``seat``: its view with the game's event list, and the hint
-    order of its legal plays (``hints``)."""
+def snapshot(game: Game, seat: int | None, *, base: int, index: int,
+             hints: bool = False) -> dict[str, Any]:
+    """The whole state for ``seat``: its view with the game's event list, and with
+    ``hints`` the hint order of its legal plays."""
     view = game.view(seat)
     data = view.to_dict()
-    data["hints"] = _hints(view.hand, view.legal_actions, view.role, view.guard_open,
-                           view.called)
+    if hints:
+        data["hints"] = _hints(view.hand, view.legal_actions, view.role, view.guard_open,
+                               view.called)
     return {"type": "snapshot", "version": base + game.version, "game": index,
             "view": data}
 
@@ -177,7 +179,8 @@ def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]
     return texts
 
 
-def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) -> str:
+def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
+                 hints: bool = False) -> str:
     """The JSON object of the fields of the view ``view`` (its parts, as
     ``Game.view_update`` gives them) that differ from ``last``'s — all of them when
     ``last`` is None — as ``View.to_dict()`` has them, without ``events``.
@@ -188,10 +191,11 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
     >>> view_changes(parts, parts)
     '{}'
     >>> import json; json.loads(view_changes(parts, None)) == {
-    ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"} | {"hints": []}
+    ...     k: v for k, v in game.view(0).to_dict().items() if k != "events"}
     True
 
-    ``hints`` (the hint order of the legal plays) comes whenever ``legal_actions`` does.
+    With ``hints``, the hint order of the legal plays comes whenever ``legal_actions``
+    does (``"hints": []`` in a role phase).
     """
     public, own = view
     old_public = None if last is None else last[0]
@@ -209,7 +213,8 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
     old_own = None if last is None else last[1]
     texts += _own_changes(own, old_own)
     legal = own[_LEGAL]
-    if old_own is None or (legal is not old_own[_LEGAL] and legal != old_own[_LEGAL]):
+    if hints and (old_own is None or (legal is not old_own[_LEGAL]
+                                      and legal != old_own[_LEGAL])):
         texts.append('"hints":' + _encode(_hints(own[_HAND], legal, own[_ROLE],
                                                   public[_GUARD_OPEN], public[_CALLED])
                                            ).decode())
@@ -217,8 +222,8 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None) 
 
 
 def event_texts(game: Game, seat: int | None, *, base: int, index: int,
-                since: int, deadline: float | None = None, last: Parts | None = None
-                ) -> tuple[list[str], Parts | None]:
+                since: int, deadline: float | None = None, last: Parts | None = None,
+                hints: bool = False) -> tuple[list[str], Parts | None]:
     """``event`` messages (JSON text) for the events after table version ``since``,
     each with the version all of them bring the table to (``latest``: act only at
     ``version == latest``) and the time the decision now awaited times out
@@ -228,16 +233,17 @@ def event_texts(game: Game, seat: int | None, *, base: int, index: int,
     receiver to (``last`` when there is nothing to send)."""
     views = [last]
     texts = broadcast(game, [seat], views, base=base, index=index, since=since,
-                      deadline=deadline)[0]
+                      deadline=deadline, hints=[hints])[0]
     return texts, views[0]
 
 
 def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
-              base: int, index: int, since: int, deadline: float | None = None
-              ) -> list[list[str]]:
+              base: int, index: int, since: int, deadline: float | None = None,
+              hints: list[bool] | None = None) -> list[list[str]]:
     """:func:`event_texts` for several receivers of the same events at once (the seats
     of a table after a move): ``views[i]`` is the view ``seats[i]`` has, and becomes
-    the one the texts bring it to.  What the receivers' messages share is made once.
+    the one the texts bring it to; ``hints[i]``: that receiver asked for the hint
+    order.  What the receivers' messages share is made once.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=4)
@@ -261,7 +267,8 @@ def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
             _heads(events, since, index, deadline, shared)
         first, head = shared.start
         view = (public, own)
-        out.append([*first, head + view_changes(view, views[k], shared) + "}"])
+        out.append([*first, head + view_changes(view, views[k], shared,
+                                                bool(hints and hints[k])) + "}"])
         views[k] = view
     return out
 

@@ -28,7 +28,7 @@ export class TableConnection {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;
-      const join = { type: 'join', table: this.tableId, as: this.role };
+      const join = { type: 'join', table: this.tableId, as: this.role, hints: true };
       if (this.version !== null) join.version = this.version;
       ws.send(JSON.stringify(join));
       for (const msg of this.queue.splice(0)) ws.send(JSON.stringify(msg));
