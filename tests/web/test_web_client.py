@@ -962,6 +962,9 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser, se
     page, errors = _sized(browser, server, size)
     try:
         page.goto("/")
+        # (the bot choices come from /api/rules: wait until the page has them)
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=quick-bot] option').length >= 3")
         options = page.get_by_test_id("quick-bot").locator("option")
         values = [o.get_attribute("value") for o in options.all()]
         assert "hosted" not in values and values[:2] == ["random", "heuristic"]
