@@ -146,6 +146,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def _compare(name: str, peer: list[Any], rate: float, goal: float, note: str = "") -> None:
+    """The peer's line (steps, seconds, steps/s) and the ratio of ours to it."""
+    peer_rate = peer[0] / peer[1]
+    ratio = rate / peer_rate
+    print(f"{name}{peer[0]:>8} steps  {peer[1]:6.2f} s  {peer_rate:>9,.0f} steps/s{note}")
+    print(f"ratio {ratio:.2f}x (goal {goal:g}x: {'met' if ratio >= goal else 'not met'})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     make = None if args.no_rlcard else load_rlcard()
@@ -182,21 +190,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if make is None:
         print("rlcard is not installed (pip install -e '.[bench]'): no RLCard comparison.")
     else:
-        peer = theirs[0] / theirs[1]
-        ratio = rate / peer
-        print(f"rlcard doudizhu          {theirs[0]:>8} steps  {theirs[1]:6.2f} s  "
-              f"{peer:>9,.0f} steps/s")
-        print(f"ratio {ratio:.1f}x (goal {TARGET_RATIO:.0f}x: "
-              f"{'met' if ratio >= TARGET_RATIO else 'not met'})")
+        _compare("rlcard doudizhu          ", theirs, rate, TARGET_RATIO)
     if spiel is None:
         print("open_spiel is not installed (pip install -e '.[rl]'): no OpenSpiel comparison.")
     else:
-        peer = cpp[0] / cpp[1]
-        ratio = rate / peer
-        print(f"openspiel dou_dizhu (C++){cpp[0]:>8} steps  {cpp[1]:6.2f} s  "
-              f"{peer:>9,.0f} steps/s   (observation tensor every step)")
-        print(f"ratio {ratio:.2f}x (goal {TARGET_OPENSPIEL}x: "
-              f"{'met' if ratio >= TARGET_OPENSPIEL else 'not met'})")
+        _compare("openspiel dou_dizhu (C++)", cpp, rate, TARGET_OPENSPIEL,
+                 "   (observation tensor every step)")
     return 0
 
 
