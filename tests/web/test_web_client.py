@@ -1439,3 +1439,45 @@ def test_sounds_for_plays_and_our_turn_can_be_switched_off(browser: Browser, ser
         assert errors == []
     finally:
         page.context.close()
+
+
+DIALOG_OVER_SEATS_JS = """() => {
+  const dialog = document.querySelector('.decision-dialog');
+  if (!dialog) return null;
+  const d = dialog.getBoundingClientRect();
+  const overlaps = [...document.querySelectorAll('.felt [data-testid=seat]')].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.left < d.right && d.left < r.right && r.top < d.bottom && d.top < r.bottom;
+  }).map((el) => el.dataset.seat);
+  const small = [...dialog.querySelectorAll('button')].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.height < 44 || r.width < 44;
+  }).map((el) => el.dataset.choice);
+  return {overlaps, small, seats: document.querySelectorAll('.felt [data-testid=seat]').length};
+}"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_decision_dialog_hides_no_opponents_seat(browser: Browser, server: str,
+                                                   size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    try:
+        _quickplay(page, "Seats", bots="hosted", practice=True, seed=9, timeout=60)
+        page.get_by_test_id("decision").first.wait_for()
+        found = page.evaluate(DIALOG_OVER_SEATS_JS)
+        assert found is not None and found["seats"] == 4
+        assert found["overlaps"] == [], found        # every opponent's seat in full view
+        assert found["small"] == [], found           # every choice at least 44 px
+        # the call of a Guard's card: the largest dialog, drawn from a view with its choices
+        page.evaluate("""() => { const s = window.baohuang.screen;
+          s.setView({...s.view, stage: 'call', to_act: s.view.seat, legal_actions:
+            ['9h', 'Qs', 'Ad', '2c'].map((c) => ({kind: 'call', cards: [c]}))
+              .concat([{kind: 'solo_open'}])});
+          s.render(); }""")
+        page.locator("[data-testid=decision][data-choice=call]").first.wait_for()
+        found = page.evaluate(DIALOG_OVER_SEATS_JS)
+        assert found is not None and found["overlaps"] == [] and found["small"] == [], found
+        _shot(page, f"dialog-seats-{size}.png")
+        assert errors == []
+    finally:
+        page.context.close()
