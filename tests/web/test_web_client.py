@@ -1481,3 +1481,79 @@ def test_a_decision_dialog_hides_no_opponents_seat(browser: Browser, server: str
         assert errors == []
     finally:
         page.context.close()
+
+
+WATCH_MOTION_JS = """() => {
+  window.motionSeen = [];
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll('.enter .card')) {
+      window.motionSeen.push(getComputedStyle(el).animationName);
+    }
+  }).observe(document.getElementById('app'), {childList: true, subtree: true});
+}"""
+
+
+def _lead_a_single(page: Page) -> list[str]:
+    """Answer the role phase, lead the lowest single; the animations its cards had."""
+    while True:
+        st = wait_turn_or_over(page)
+        assert st is not None
+        if st["stage"] == "play":
+            break
+        page.get_by_test_id("decision").first.click()
+        wait_moved(page, st["version"])
+    view = page.evaluate("() => window.baohuang.screen.view")
+    single = next(a["cards"] for a in reversed(view["legal_actions"])
+                  if a["kind"] == "play" and len(a["cards"]) == 1)
+    page.evaluate(WATCH_MOTION_JS)
+    click_card(page, single[0])
+    page.get_by_test_id("play").click()
+    page.wait_for_function("() => window.motionSeen.length > 0")
+    seen: list[str] = page.evaluate("() => window.motionSeen")
+    return seen
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_sound_and_motion_follow_reduced_motion_and_switch(browser: Browser, server: str,
+                                                           size: str) -> None:
+    width, height = SIZES[size]
+    touch = size != "desktop"
+    for reduce in (True, False):
+        context = browser.new_context(viewport={"width": width, "height": height},
+                                      base_url=server, has_touch=touch, is_mobile=touch,
+                                      reduced_motion="reduce" if reduce else "no-preference")
+        page = context.new_page()
+        page.set_default_timeout(15000)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
+        try:
+            _quickplay(page, "Calm" if reduce else "Lively", bots="hosted", practice=True,
+                       seed=9, timeout=60)
+            motion = page.evaluate("() => document.documentElement.dataset.motion")
+            assert motion == ("off" if reduce else "on")
+            sound = page.get_by_test_id("sound-toggle").get_attribute("aria-pressed")
+            assert sound == ("false" if reduce else "true")
+            assert page.get_by_test_id("motion-toggle").get_attribute("aria-pressed") == sound
+            _tall_enough(page, "motion-toggle")
+            seen = _lead_a_single(page)
+            # a played card moves in only where motion is on; no sound asked for, none made
+            assert set(seen) == ({"none"} if reduce else {"deal-in"}), seen
+            if reduce:
+                assert page.evaluate("() => window.baohuangChimes || 0") == 0
+            # the player's switch overrides the system's wish, and is remembered
+            page.get_by_test_id("motion-toggle").click()
+            page.reload()
+            page.get_by_test_id("motion-toggle").wait_for()
+            assert page.evaluate("() => document.documentElement.dataset.motion") == \
+                ("on" if reduce else "off")
+            assert page.get_by_test_id("motion-toggle").get_attribute("aria-pressed") == \
+                ("true" if reduce else "false")
+            bubble = page.evaluate("""() => { const el = document.createElement('div');
+              el.className = 'card-row enter'; el.innerHTML = '<div class=card></div>';
+              document.body.appendChild(el);
+              const name = getComputedStyle(el.firstChild).animationName;
+              el.remove(); return name; }""")
+            assert bubble == ("deal-in" if reduce else "none")
+            assert errors == []
+        finally:
+            context.close()

@@ -5,6 +5,7 @@ import { clear, free, h } from './dom.js';
 import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
+import './prefs.js';   // <html data-motion> before the first screen
 
 class App {
   constructor() {

@@ -9,6 +9,7 @@ import { previousRound, renderTable } from './tableview.js';
 import { opponentBots, seatInfo, seatLabel, isRoleStage } from './model.js';
 import { get, post } from './api.js';
 import { scoreSheet } from './scoresheet.js';
+import * as prefs from './prefs.js';
 
 const KNOWN_ERRORS = new Set([
   'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
@@ -281,11 +282,11 @@ export class TableScreen {
   }
 
   soundOn() {
-    return localStorage.getItem('bh_sound') !== 'off';
+    return prefs.soundOn();
   }
 
   toggleSound() {
-    localStorage.setItem('bh_sound', this.soundOn() ? 'off' : 'on');
+    prefs.toggleSound();
     this.render();
   }
 
@@ -614,6 +615,10 @@ export class TableScreen {
         title: t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
         'aria-label': t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
         onclick: () => this.toggleSound() }, this.soundOn() ? '🔊' : '🔇'),
+      h('button', { class: 'btn small motion-toggle', testid: 'motion-toggle',
+        'aria-pressed': prefs.motionOn() ? 'true' : 'false', title: t('motion_help'),
+        onclick: () => { prefs.toggleMotion(); this.render(); } },
+      t(prefs.motionOn() ? 'btn_motion_on' : 'btn_motion_off')),
       tbl && tbl.watchers ? h('span', { class: 'watchers' }, t('watchers_n', { n: tbl.watchers }))
         : null);
   }
@@ -672,7 +677,7 @@ export function hasKeyboard() {
 // A short two-note chime (going on 托管); silent where audio is not allowed yet.
 let audio = null;
 export function chime(freqs = [660, 440]) {
-  if (localStorage.getItem('bh_sound') === 'off') return;
+  if (!prefs.soundOn()) return;
   window.baohuangChimes = (window.baohuangChimes || 0) + 1;
   try {
     const Ctx = window.AudioContext || window.webkitAudioContext;

@@ -25,6 +25,7 @@ export function renderTable(ctx) {
   const round = keep ? before.actions : current;
   ctx.staleRound = Boolean(keep);
   ctx.previous = before;
+  ctx.freshPlay = freshPlay(view);
   const seats = [1, 2, 3, 4].map((rel) => {
     const seat = ((me ?? 0) + rel) % 5;
     return seatPanel(ctx, seat, round);
@@ -39,6 +40,20 @@ export function renderTable(ctx) {
     watching ? null : handArea(ctx));
   return h('div', { class: 'table-view' }, hostedBanner(ctx), infoBar(ctx), counterStrip(ctx),
     felt, bottom, ctx.peekOpen && before ? lastRoundPeek(ctx, before) : null, eventLog(ctx));
+}
+
+// The seat of a play not drawn before (its cards move in, where motion is on:
+// style.css, html[data-motion]), or null.  A redraw of the same play moves nothing.
+let drawnPlay = null;
+function freshPlay(view) {
+  const events = view.events || [];
+  let i = events.length - 1;
+  while (i >= 0 && events[i].type !== 'play') i -= 1;
+  if (i < 0) return null;
+  const key = `${view.game ?? ''}:${i}:${events[i].seat}:${(events[i].cards || []).join(' ')}`;
+  if (key === drawnPlay) return null;
+  drawnPlay = key;
+  return events[i].seat;
 }
 
 // The round before the current one: each seat's last play or pass in it, and who won
@@ -221,7 +236,10 @@ function seatPanel(ctx, seat, round) {
   const timer = turn && ctx.timerLeft ? ctx.timerLeft(seat) : null;
   const act = round[seat];
   let action = null;
-  if (act && act.kind === 'play') action = cardRow(act.cards, { class: ctx.staleRound ? 'stale' : '' });
+  if (act && act.kind === 'play') {
+    action = cardRow(act.cards, { class: ctx.staleRound ? 'stale'
+      : ctx.freshPlay === seat ? 'enter' : '' });
+  }
   else if (act && act.kind === 'pass') action = h('span', { class: 'said pass' }, t('said_pass'));
   else if (act && act.kind === 'ask_lead') action = h('span', { class: 'said' }, t('said_ask_lead'));
   const open = ctx.openHands && ctx.openHands[seat];
@@ -277,7 +295,8 @@ function centerArea(ctx) {
     if (view.last_play) {
       parts.push(h('div', { class: 'last-play', testid: 'last-play' },
         h('div', { class: 'last-by' }, free(seatLabel(ctx.table, view.last_play.seat))),
-        h('div', { class: 'last-cards' }, view.last_play.cards.map((c) => cardEl(c)))));
+        h('div', { class: `last-cards ${ctx.freshPlay === view.last_play.seat ? 'enter' : ''}` },
+          view.last_play.cards.map((c) => cardEl(c)))));
     } else if (ctx.staleRound && ctx.previous && ctx.previous.cards.length) {
       const prev = ctx.previous;
       parts.push(h('div', { class: 'last-play won', testid: 'last-trick' },
