@@ -14,10 +14,12 @@ baohuang.server.accounts.accounts.AccountError: bad_name: a name has 1 to 24 cha
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import secrets
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -30,7 +32,8 @@ from ..db.storage import NameTaken, Storage, UserRecord
 from .levels import level_for, next_level_at
 from .rating import DEFAULT_MU, DEFAULT_SIGMA, ordinal
 
-__all__ = ["AccountError", "Accounts", "check_name", "new_token", "token_digest", "user_json"]
+__all__ = ["AccountError", "Accounts", "check_name", "check_password", "common_passwords",
+           "new_token", "token_digest", "user_json"]
 
 MAX_NAME = 24
 MIN_PASSWORD, MAX_PASSWORD = 6, 200
@@ -63,10 +66,39 @@ def check_name(name: object) -> str:
     return name
 
 
-def check_password(password: object) -> str:
+@functools.cache
+def common_passwords() -> frozenset[str]:
+    """The shipped list of the most common passwords (``common_passwords.txt``: its
+    header says where it comes from), case-folded."""
+    text = resources.files(__package__).joinpath("common_passwords.txt").read_text("utf-8")
+    return frozenset(line.casefold() for line in text.splitlines()
+                     if line and not line.startswith("#"))
+
+
+def check_password(password: object, name: str | None = None) -> str:
+    """A new password: 6–200 characters, not one of the most common passwords
+    (case-insensitively) and not the account's name.
+
+    >>> check_password("correct horse")
+    'correct horse'
+    >>> for weak in ("qwerty123", "PassWord1", "Li Wei 1"):
+    ...     try:
+    ...         check_password(weak, "li wei 1")
+    ...     except AccountError as exc:
+    ...         print(exc.message)
+    this password is one of the most common passwords: choose another
+    this password is one of the most common passwords: choose another
+    a password may not be the account's name
+    """
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError("bad_password",
                            f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    folded = password.casefold()
+    if folded in common_passwords():
+        raise AccountError("bad_password", "this password is one of the most common "
+                           "passwords: choose another")
+    if name is not None and folded == name.strip().casefold():
+        raise AccountError("bad_password", "a password may not be the account's name")
     return password
 
 
@@ -122,7 +154,7 @@ class Accounts:
 
     async def register(self, name: object, password: object) -> tuple[str, UserRecord]:
         display = check_name(name)
-        secret = check_password(password)
+        secret = check_password(password, display)
         digest = await _hash_work(_hasher.hash, secret)
         try:
             user = await self.storage.create_user(display, name_key=display.casefold(),
@@ -166,3 +198,32 @@ class Accounts:
 
     async def logout(self, token: str) -> None:
         await self.storage.delete_session(token_digest(token))
+
+    async def change_password(self, token: str | None, old: object, new: object) -> UserRecord:
+        """Set a new password for the session's user, who gives the old one; every other
+        session of the user ends (the caller closes their sockets).  Limited as logins
+        are, per account."""
+        user = await self.user_for_token(token)
+        if user is None or token is None:
+            raise AccountError("login_required", "changing the password needs a session")
+        if not isinstance(old, str) or len(old) > MAX_PASSWORD:
+            raise AccountError("bad_credentials", "wrong password")
+        if not await self._limiter.hit(self._per_account, "password-account", str(user.id)):
+            raise AccountError("rate_limited", "too many tries: wait a minute and try again")
+        secret = check_password(new, user.name)
+        digest = await self.storage.password_hash(user.id)
+        if digest is None:
+            raise AccountError("no_password", "a guest account has no password to change")
+        try:
+            await _hash_work(_hasher.verify, digest, old)
+        except (VerificationError, InvalidHashError):
+            raise AccountError("bad_credentials", "wrong password") from None
+        await self.storage.set_password_hash(user.id, await _hash_work(_hasher.hash, secret))
+        await self.storage.delete_user_sessions(user.id, keep=token_digest(token))
+        return user
+
+    async def ended_sessions(self, digests: list[str]) -> list[str]:
+        """Which of the sessions ``digests`` have ended (by age, logout or a password
+        change); nothing counts as their use."""
+        return await self.storage.ended_sessions(digests, idle=self.idle,
+                                                 absolute=self.absolute)

@@ -250,6 +250,10 @@ class Storage:
         rows = await self._read(select(users).where(users.c.name_key == name_key))
         return (_user(rows[0]._mapping), rows[0].password_hash) if rows else None
 
+    async def password_hash(self, user_id: int) -> str | None:
+        rows = await self._read(select(users.c.password_hash).where(users.c.id == user_id))
+        return rows[0].password_hash if rows else None
+
     async def set_password_hash(self, user_id: int, password_hash: str) -> None:
         await self._write(update(users).where(users.c.id == user_id)
                           .values(password_hash=password_hash))
@@ -283,6 +287,31 @@ class Storage:
 
     async def delete_session(self, token_hash: str) -> None:
         await self._write(delete(sessions).where(sessions.c.token_hash == token_hash))
+
+    async def ended_sessions(self, token_hashes: Sequence[str], *, idle: float = float("inf"),
+                             absolute: float = float("inf")) -> list[str]:
+        """Which of ``token_hashes`` are no session now: deleted, or ended by age (those
+        are deleted now).  Nothing is recorded as a use."""
+        query = select(sessions.c.token_hash, sessions.c.created, sessions.c.last_used).where(
+            sessions.c.token_hash.in_(list(token_hashes)))
+        now = time.time()
+        alive, aged = set(), []
+        for row in await self._read(query):
+            used = row.last_used if row.last_used is not None else row.created
+            if now - row.created > absolute or now - used > idle:
+                aged.append(row.token_hash)
+            else:
+                alive.add(row.token_hash)
+        if aged:
+            await self._write(delete(sessions).where(sessions.c.token_hash.in_(aged)))
+        return [digest for digest in token_hashes if digest not in alive]
+
+    async def delete_user_sessions(self, user_id: int, *, keep: str | None = None) -> None:
+        """End every session of ``user_id`` but ``keep``."""
+        statement = delete(sessions).where(sessions.c.user_id == user_id)
+        if keep is not None:
+            statement = statement.where(sessions.c.token_hash != keep)
+        await self._write(statement)
 
     async def leaderboard(self, limit: int = 50) -> list[UserRecord]:
         query = (select(users).where(users.c.guest.is_(False), users.c.games > 0)

@@ -16,7 +16,6 @@ from ...engine.rules import OPTION_HELP, PRESETS, RuleSet
 from ..accounts.accounts import AccountError, token_digest, user_json
 from ..accounts.levels import LEVELS
 from ..db.storage import UserRecord
-from ..table.inputs import Disconnect
 from ..table.lobby import LobbyError, check_spec
 from ..wire.replay import replay
 from .state import COOKIE, server_state, session_token, session_user
@@ -117,15 +116,25 @@ async def logout(request: Request) -> Response:
     if token:
         state = server_state(request)
         await state.accounts.logout(token)
-        for conn in state.sockets.pop(token_digest(token), set()):
-            conn.close(4001, "logged out")
-            if conn.route is not None:            # its table hears of it now
-                conn.route.post(Disconnect(conn))
-                conn.route = None
+        state.sessions.end_session(token_digest(token), 4001, "logged out")
     response = JSONResponse({"ok": True})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax",
                            secure=request.url.scheme == "https")
     return response
+
+
+async def change_password(request: Request) -> Response:
+    """A new password (the old one given): every other session of the user ends, and
+    every socket of those sessions is closed (4001); this session goes on."""
+    body = await _body(request)
+    state = server_state(request)
+    token = session_token(request)
+    user = await state.accounts.change_password(token, body.get("password"),
+                                                body.get("new_password"))
+    assert token is not None
+    state.sessions.end_user(user.id, keep=token_digest(token), code=4001,
+                            reason="the password was changed")
+    return JSONResponse({"ok": True})
 
 
 async def me(request: Request) -> Response:
@@ -274,7 +283,7 @@ def _guard(handler: Any) -> Any:
         try:
             response: Response = await handler(request)
         except AccountError as exc:
-            status = {"name_taken": 409, "bad_credentials": 401,
+            status = {"name_taken": 409, "bad_credentials": 401, "login_required": 401,
                       "rate_limited": 429}.get(exc.code, 400)
             return error(status, exc.code, exc.message)
         except LobbyError as exc:
@@ -291,6 +300,7 @@ routes = [
     Route("/api/register", _guard(register), methods=["POST"]),
     Route("/api/login", _guard(login), methods=["POST"]),
     Route("/api/logout", _guard(logout), methods=["POST"]),
+    Route("/api/password", _guard(change_password), methods=["POST"]),
     Route("/api/me", _guard(me)),
     Route("/api/users/{user_id}", _guard(user_detail)),
     Route("/api/leaderboard", _guard(leaderboard)),

@@ -61,7 +61,8 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
                             absolute=cfg.session_absolute)
-        app.state.server = ServerState(cfg, storage, accounts, lobby)
+        app.state.server = state = ServerState(cfg, storage, accounts, lobby)
+        state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check)
         restored = await lobby.restore()
         if restored:
             log.info("restored %d unfinished table(s)", restored)
@@ -69,6 +70,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         try:
             yield
         finally:
+            await state.sessions.stop()
             await lobby.close()
             await storage.close()
 

@@ -8,14 +8,17 @@ from typing import TYPE_CHECKING
 from starlette.requests import HTTPConnection
 
 from ..accounts.accounts import Accounts
+from ..accounts.sessions import LiveSessions
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
+from ..table.inputs import Disconnect
 from ..table.lobby import Lobby
 
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["COOKIE", "ServerState", "server_state", "session_token", "session_user"]
+__all__ = ["COOKIE", "ServerState", "end_socket", "server_state", "session_token",
+           "session_user"]
 
 COOKIE = "bh_session"
 
@@ -26,9 +29,18 @@ class ServerState:
     storage: Storage
     accounts: Accounts
     lobby: Lobby
-    #: the open sockets of each session (by the digest of its token): logging out
-    #: closes them
-    sockets: dict[str, set[Connection]] = field(default_factory=dict)
+    #: the open sockets of each session (by the digest of its token): a logout, a
+    #: password change and the end of a session by age close them
+    sessions: LiveSessions[Connection] = field(
+        default_factory=lambda: LiveSessions(end_socket))
+
+
+def end_socket(conn: Connection, code: int, reason: str) -> None:
+    """Close a socket from the server's side; its table hears of it now."""
+    conn.close(code, reason)
+    if conn.route is not None:
+        conn.route.post(Disconnect(conn))
+        conn.route = None
 
 
 def server_state(conn: HTTPConnection) -> ServerState:

@@ -80,8 +80,8 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                       write_now=write_now)
     token = session_token(websocket)
     session = token_digest(token) if user is not None and token else None
-    if session is not None:
-        state.sockets.setdefault(session, set()).add(conn)
+    if session is not None and user is not None:
+        state.sessions.add(session, user.id, conn)
     conn.start()
     conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
                     "limits": {"max_message_bytes": config.max_message_bytes,
@@ -147,11 +147,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:
         if session is not None:
-            held = state.sockets.get(session)
-            if held is not None:
-                held.discard(conn)
-                if not held:
-                    del state.sockets[session]
+            state.sessions.discard(session, conn)
         if conn.route is not None:
             conn.route.post(Disconnect(conn))
         await conn.stop()
