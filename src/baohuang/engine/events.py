@@ -1,65 +1,238 @@
 """Game events and the one place where secrets are stripped from them.
 
-Every change of a game appends an :class:`Event`.  What a seat may learn of
-an event is decided by :meth:`Event.for_seat` alone; views, the server and
-records of what a seat saw all go through it.
+Every change of a game appends an :class:`Event`: its :class:`EventKind` and the
+typed payload of that kind (:data:`PAYLOADS`), with what only some seats learn
+(``private``) typed too.  What a seat may learn of an event is decided by
+:meth:`Event.for_seat` alone; views, the server and records of what a seat saw
+all go through it.  What it returns, a :data:`SeenEvent`, is the event's JSON
+form (docs/protocol.md §3): ``{"type": kind, "seat": ..., payload fields...}``.
+
+>>> ev = Event(EventKind.TRIBUTE, 1, Transfer(to=2, count=1),
+...            {1: CardShown(card="2h"), 2: CardShown(card="2h")})
+>>> ev.for_seat(2), ev.for_seat(3)
+({'type': 'tribute', 'seat': 1, 'to': 2, 'count': 1, 'card': '2h'}, \
+{'type': 'tribute', 'seat': 1, 'to': 2, 'count': 1})
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from enum import StrEnum
+from typing import Any, Final
 
-__all__ = ["Event", "make_event"]
+import msgspec
+
+__all__ = [
+    "PAYLOADS",
+    "CardShown",
+    "CardsShown",
+    "Deal",
+    "Event",
+    "EventKind",
+    "GuardChoice",
+    "KickStands",
+    "Lead",
+    "Out",
+    "Over",
+    "Payload",
+    "Play",
+    "RebellionStands",
+    "Redeal",
+    "Reveal",
+    "SeenEvent",
+    "Solo",
+    "Tehua",
+    "Transfer",
+]
+
+#: an event as one seat sees it: its JSON form, which views and messages hold
+SeenEvent = dict[str, Any]
 
 
-_EMPTY: dict[Any, Any] = {}
+class EventKind(StrEnum):
+    """What happened (the ``type`` of an event's JSON form; docs/protocol.md §3)."""
+
+    DEAL = "deal"                        # the cards are dealt (or dealt again)
+    CANDIDATE = "candidate"              # who holds the Emperor card
+    TRIBUTE = "tribute"                  # a card given as tribute (进贡)
+    ACCEPT = "accept"                    # the candidate takes the throne
+    ABDICATE = "abdicate"                # the candidate passes the Emperor card on
+    FORCED = "forced"                    # a seat that must take the throne
+    REDEAL = "redeal"                    # nobody became Emperor
+    EMPEROR = "emperor"                  # the Emperor is fixed
+    SOLO = "solo"                        # an open solo (明独)
+    DECLINE_SOLO = "decline_solo"
+    STEAL = "steal"                      # a seat steals the solo (抢独)
+    DECLINE_STEAL = "decline_steal"
+    CALL = "call"                        # the Emperor calls the Guard's card
+    GUARD = "guard"                      # the Guard's 明保/暗保 (its seat hidden for 暗保)
+    REBEL = "rebel"                      # 造反 votes
+    NO_REBEL = "no_rebel"
+    REBELLION_STANDS = "rebellion_stands"
+    KICK = "kick"                        # 踢 votes
+    NO_KICK = "no_kick"
+    KICK_STANDS = "kick_stands"
+    PLAY_STARTS = "play_starts"
+    PLAY = "play"
+    PASS = "pass"
+    ASK_LEAD = "ask_lead"                # asking for the lead (要头)
+    LEAD = "lead"                        # a seat leads the next trick
+    OUT = "out"                          # a seat has played its last card
+    REVEAL = "reveal"                    # the Guard (or a hidden solo) is shown
+    LEAVE = "leave"
+    OVER = "over"                        # the game's result
 
 
-class Event(NamedTuple):
+class Payload(msgspec.Struct, frozen=True):
+    """An event's typed data (its fields are keys of the event's JSON form)."""
+
+
+class Deal(Payload, frozen=True):
+    deal: int                            # deal number of this game (a redeal adds one)
+    dealer: int
+
+
+class Transfer(Payload, frozen=True):
+    """Cards passed from the event's seat to ``to`` (tribute, abdication)."""
+
+    to: int
+    count: int
+
+
+class Redeal(Payload, frozen=True):
+    reason: str
+
+
+class Solo(Payload, frozen=True):
+    open: bool
+    stolen: bool
+
+
+class Call(Payload, frozen=True):
+    card: str                            # the called card's text
+
+
+class GuardChoice(Payload, frozen=True):
+    open: bool                           # 明保 (True) or 暗保
+
+
+class KickStands(Payload, frozen=True):
+    seats: list[int]
+
+
+class RebellionStands(Payload, frozen=True):
+    guard: int | None
+    solo: str | None
+    rebels: list[int]
+
+
+class Play(Payload, frozen=True):
+    cards: list[str]                     # the cards' texts
+
+
+class Out(Payload, frozen=True):
+    place: int
+
+
+class Reveal(Payload, frozen=True):
+    solo: str | None
+
+
+class Lead(Payload, frozen=True):
+    reason: str                          # "round", "ask_lead" or "lead_after_out"
+
+
+class Over(Payload, frozen=True):
+    """The game's result (``Result.to_dict()``'s fields)."""
+
+    places: list[int | None]
+    scores: list[int]
+    emperor: int | None
+    guard: int | None
+    solo: str | None
+    left: int | None
+    order: list[int]
+    royal_won: bool | None
+
+
+class CardShown(Payload, frozen=True):
+    """Private: the tribute card, for its giver and receiver."""
+
+    card: str
+
+
+class CardsShown(Payload, frozen=True):
+    """Private: the cards an abdication passes, for both seats."""
+
+    cards: list[str]
+
+
+class Tehua(Payload, frozen=True):
+    """Private: the Guard's 特画 card when the called card is the Guard's mark."""
+
+    tehua: str
+
+
+#: Each kind's public payload and private payload (None: the kind has none).
+PAYLOADS: Final[dict[EventKind, tuple[type[Payload] | None, type[Payload] | None]]] = {
+    EventKind.DEAL: (Deal, None), EventKind.CANDIDATE: (None, None),
+    EventKind.TRIBUTE: (Transfer, CardShown), EventKind.ACCEPT: (None, None),
+    EventKind.ABDICATE: (Transfer, CardsShown), EventKind.FORCED: (None, None),
+    EventKind.REDEAL: (Redeal, None), EventKind.EMPEROR: (None, None),
+    EventKind.SOLO: (Solo, None), EventKind.DECLINE_SOLO: (None, None),
+    EventKind.STEAL: (None, None), EventKind.DECLINE_STEAL: (None, None),
+    EventKind.CALL: (Call, Tehua), EventKind.GUARD: (GuardChoice, None),
+    EventKind.REBEL: (None, None), EventKind.NO_REBEL: (None, None),
+    EventKind.REBELLION_STANDS: (RebellionStands, None), EventKind.KICK: (None, None),
+    EventKind.NO_KICK: (None, None), EventKind.KICK_STANDS: (KickStands, None),
+    EventKind.PLAY_STARTS: (None, None), EventKind.PLAY: (Play, None),
+    EventKind.PASS: (None, None), EventKind.ASK_LEAD: (None, None),
+    EventKind.LEAD: (Lead, None), EventKind.OUT: (Out, None),
+    EventKind.REVEAL: (Reveal, None), EventKind.LEAVE: (None, None),
+    EventKind.OVER: (Over, None),
+}
+assert set(PAYLOADS) == set(EventKind), "every kind has its payloads"
+
+_asdict = msgspec.structs.asdict
+
+
+class Event(msgspec.Struct, frozen=True):
     """Something that happened.  ``data`` is public; ``private`` maps a seat
     to what only that seat learns; with ``seat_hidden`` the acting seat is
     shown only to itself (the Guard's 明保/暗保 decision).  Events are never
     changed after they are made."""
 
-    type: str
+    kind: EventKind
     seat: int | None = None
-    data: dict[str, Any] = _EMPTY
-    private: dict[int, dict[str, Any]] = _EMPTY
+    data: Payload | None = None
+    private: dict[int, Payload] | None = None
     seat_hidden: bool = False
 
     @property
     def shown_alike(self) -> bool:
         """Every viewer sees this event the same (nothing private, no hidden seat).
 
-        >>> Event("pass", 3).shown_alike, Event("deal", None, {}, {0: {"hand": []}}).shown_alike
-        (True, False)
+        >>> Event(EventKind.PASS, 3).shown_alike
+        True
+        >>> Event(EventKind.CALL, 0, Call("9h"), {2: Tehua("T")}).shown_alike
+        False
         """
         return not self.private and not self.seat_hidden
 
-    def for_seat(self, viewer: int | None, *, reveal_all: bool = False) -> dict[str, Any]:
+    def for_seat(self, viewer: int | None, *, reveal_all: bool = False) -> SeenEvent:
         """This event as ``viewer`` (``None``: a spectator) may see it.
-        ``reveal_all`` (a finished game's replay) shows everything."""
-        out: dict[str, Any] = {"type": self.type}
-        if self.seat is not None and (reveal_all or not self.seat_hidden or viewer == self.seat):
-            out["seat"] = self.seat
-        out.update(self.data)
-        if reveal_all:
-            for seat in sorted(self.private):
-                out.setdefault("private", {})[str(seat)] = self.private[seat]
-        elif viewer is not None and viewer in self.private:
-            out.update(self.private[viewer])
+        ``reveal_all`` (a finished game's replay) shows everything, the private
+        parts under ``private`` by seat."""
+        out: SeenEvent = {"type": self.kind._value_}
+        seat = self.seat
+        if seat is not None and (reveal_all or not self.seat_hidden or viewer == seat):
+            out["seat"] = seat
+        data = self.data
+        if data is not None:
+            out.update(_asdict(data))
+        private = self.private
+        if private:
+            if reveal_all:
+                out["private"] = {str(s): _asdict(private[s]) for s in sorted(private)}
+            elif viewer is not None and viewer in private:
+                out.update(_asdict(private[viewer]))
         return out
-
-
-_new = tuple.__new__
-
-
-def make_event(type: str, seat: int | None, data: dict[str, Any] = _EMPTY) -> Event:
-    """``Event(type, seat, data)`` with nothing private, made without the
-    keyword handling of the generated constructor (for the play phase's
-    many events).
-
-    >>> make_event("pass", 3) == Event("pass", 3)
-    True
-    """
-    return _new(Event, (type, seat, data, _EMPTY, False))

@@ -23,7 +23,7 @@ from typing import Any, Final
 from . import playphase, roles
 from .actions import Action, ActionKind
 from .cards import RANK_OF, Card, parse_cards
-from .events import Event
+from .events import Event, EventKind
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
@@ -285,14 +285,14 @@ class Game:
             raise IllegalAction("leave needs a seat 0..4")
         if seat in st.left:
             raise IllegalAction(f"seat {seat} has already left")
-        st.events.append(Event("leave", seat))
+        st.events.append(Event(EventKind.LEAVE, seat))
         if st.rules.leave_ends_game:
             scores = [0] * 5
             scores[seat] = -st.rules.leave_penalty
             st.result = Result(tuple([None] * 5), tuple(scores), st.emperor, st.guard,
                                st.solo, seat)
             st.stage, st.to_act = Stage.OVER, None
-            st.events.append(Event("over", None, st.result.to_dict()))
+            st.events.append(st.result.event())
         else:
             st.left.append(seat)
 

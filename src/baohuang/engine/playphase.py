@@ -8,7 +8,7 @@ from typing import Final
 
 from .actions import Action, ActionKind
 from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card
-from .events import Event, make_event
+from .events import Event, EventKind, Lead, Out, Play, Reveal
 from .plays import SIX, TH, TWO, Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
 from .rules import GuardMode, LeadAfterOut, RuleSet, Scoring
 from .scoring import decided, settle
@@ -32,9 +32,11 @@ _PLACEMENT: Final = Scoring.PLACEMENT
 _WURENJU: Final = Scoring.WURENJU
 _new = tuple.__new__
 #: Events without data are never changed, so each seat's pass is one object.
-_PASS_EVENTS: Final = tuple(make_event("pass", seat) for seat in range(5))
-_ASK_EVENTS: Final = tuple(make_event("ask_lead", seat) for seat in range(5))
+_PASS_EVENTS: Final = tuple(Event(EventKind.PASS, seat) for seat in range(5))
+_ASK_EVENTS: Final = tuple(Event(EventKind.ASK_LEAD, seat) for seat in range(5))
 _TEXT = CARD_TEXT.__getitem__
+_PLAY_EVENT: Final = EventKind.PLAY
+_LEAD_EVENT: Final = EventKind.LEAD
 
 #: The lead actions of one rank: (its cards, big jokers, small jokers, the cards that
 #: would reveal the Guard, actions)
@@ -461,7 +463,7 @@ def _play(st: GameState, kept: PlayCache | None, seat: int,
     st.take(seat, cards)
     if kept is not None:
         kept.forget(seat, cards)
-    st.events.append(make_event("play", seat, {"cards": list(map(_TEXT, cards))}))
+    st.events.append(Event(_PLAY_EVENT, seat, Play(list(map(_TEXT, cards)))))
     if seat == st.guard and not st.guard_public:
         _check_reveal(st, seat, cards)
     st.last = (seat, shape, cards)
@@ -469,7 +471,7 @@ def _play(st: GameState, kept: PlayCache | None, seat: int,
     st.applicant = None
     if not st.hands[seat]:
         st.out.append(seat)
-        st.events.append(Event("out", seat, {"place": len(st.out)}))
+        st.events.append(Event(EventKind.OUT, seat, Out(len(st.out))))
         if _is_over(st):
             finish(st)
             return
@@ -495,7 +497,7 @@ def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
             shown = copies > 0
     if shown:
         st.guard_public = True
-        st.events.append(Event("reveal", seat, {"solo": st.solo}))
+        st.events.append(Event(EventKind.REVEAL, seat, Reveal(st.solo)))
 
 
 def _after_pass(st: GameState, seat: int) -> None:
@@ -527,7 +529,7 @@ def _after_pass(st: GameState, seat: int) -> None:
     st.passes = 0
     st.applicant = None
     st.leader = st.to_act = leader
-    st.events.append(make_event("lead", leader, {"reason": reason}))
+    st.events.append(Event(_LEAD_EVENT, leader, Lead(reason)))
 
 
 def _lead_after_out(st: GameState, out_seat: int) -> int:
@@ -578,4 +580,4 @@ def finish(st: GameState) -> None:
     st.result = Result(tuple(places), tuple(scores), e, g, st.solo, None, order,
                        None if royal_score == 0 else royal_score > 0)
     st.stage, st.to_act = Stage.OVER, None
-    st.events.append(Event("over", None, st.result.to_dict()))
+    st.events.append(st.result.event())

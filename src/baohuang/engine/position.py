@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from .cards import RANK_OF, RANK_SLOTS, Card, parse_cards
-from .events import Event
+from .events import Event, EventKind, Play
 from .plays import InvalidPlay, classify
 from .rules import RuleSet
 from .scoring import SoloKind
@@ -124,7 +124,7 @@ def build_state(rules: RuleSet, hands: Sequence[Hand], *, to_act: int,
     for by, cards in played:
         _seat("played", by, optional=False)
         shown = parse_cards(cards) if isinstance(cards, str) else list(cards)
-        st.events.append(Event("play", by, {"cards": [str(c) for c in shown]}))
+        st.events.append(Event(EventKind.PLAY, by, Play([str(c) for c in shown])))
     if to_act in st.out or not st.hands[to_act]:
         raise IllegalAction(f"seat {to_act} is out and cannot act")
     return st

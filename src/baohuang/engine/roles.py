@@ -12,7 +12,19 @@ from collections import Counter
 
 from .actions import Action, ActionKind
 from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, TEHUA_CARD, Card
-from .events import Event
+from .events import (
+    Call,
+    CardsShown,
+    Event,
+    EventKind,
+    GuardChoice,
+    KickStands,
+    RebellionStands,
+    Redeal,
+    Solo,
+    Tehua,
+    Transfer,
+)
 from .rules import Abdication, ForcedCallRule, GuardMode, StealRequirement
 from .state import GameState, IllegalAction, Stage, callable_kinds, four_identical, triples
 
@@ -77,6 +89,9 @@ def _emperor_turn(st: GameState) -> None:
 
 
 _CLOCKWISE = (Abdication.CLOCKWISE_WITH_TWO, Abdication.CLOCKWISE_THEN_TWO)
+#: a vote's event: what was voted on -> (no, yes)
+_VOTES = {"rebel": (EventKind.NO_REBEL, EventKind.REBEL),
+          "kick": (EventKind.NO_KICK, EventKind.KICK)}
 
 
 def _direction(st: GameState) -> int:
@@ -93,9 +108,9 @@ def _pass_card(st: GameState, giver: int, receiver: int, extra: Card | None) -> 
     if extra is not None:
         st.pool.append(extra)
     st.declines += 1
-    st.events.append(Event("abdicate", giver, {"to": receiver, "count": len(cards)},
-                           {giver: {"cards": [str(c) for c in cards]},
-                            receiver: {"cards": [str(c) for c in cards]}}))
+    shown = CardsShown([str(c) for c in cards])
+    st.events.append(Event(EventKind.ABDICATE, giver, Transfer(to=receiver, count=len(cards)),
+                           {giver: shown, receiver: shown}))
     st.candidate = receiver
     # clockwise_with_two: the first candidate chooses once more (seed 001);
     # clockwise_then_two: 逼位 or a new deal after five ("如果都当不起再转或者重新抓牌")
@@ -123,7 +138,7 @@ def _forced_call(st: GameState) -> bool:
                 cards = [EMPEROR_CARD, *st.pool]
                 st.take(st.candidate, cards)
                 st.give(seat, cards)
-            st.events.append(Event("forced", seat))
+            st.events.append(Event(EventKind.FORCED, seat))
             _fix_emperor(st, seat)
             return False
     _redeal(st, "流局: nobody had to take the throne")
@@ -131,7 +146,7 @@ def _forced_call(st: GameState) -> bool:
 
 
 def _redeal(st: GameState, reason: str) -> None:
-    st.events.append(Event("redeal", None, {"reason": reason}))
+    st.events.append(Event(EventKind.REDEAL, None, Redeal(reason)))
     st.deal_no += 1
     start(st)
 
@@ -152,7 +167,7 @@ def _tribute_card(st: GameState, seat: int) -> Card | None:
 def _apply_emperor(st: GameState, action: Action) -> None:
     c = st.candidate
     if action.kind is A.ACCEPT:
-        st.events.append(Event("accept", c))
+        st.events.append(Event(EventKind.ACCEPT, c))
         _fix_emperor(st, c)
         return
     mode = st.rules.abdication
@@ -161,7 +176,7 @@ def _apply_emperor(st: GameState, action: Action) -> None:
         receiver = (c + 2) % 5
         st.take(c, (EMPEROR_CARD,))
         st.give(receiver, (EMPEROR_CARD,))
-        st.events.append(Event("abdicate", c, {"to": receiver, "count": 1}))
+        st.events.append(Event(EventKind.ABDICATE, c, Transfer(to=receiver, count=1)))
         _fix_emperor(st, receiver)
         return
     extra = None
@@ -173,7 +188,7 @@ def _apply_emperor(st: GameState, action: Action) -> None:
 
 def _fix_emperor(st: GameState, seat: int) -> None:
     st.emperor = seat
-    st.events.append(Event("emperor", seat))
+    st.events.append(Event(EventKind.EMPEROR, seat))
     if st.rules.steal_solo:
         st.stage, st.to_act = Stage.EMPEROR_SOLO, seat
     else:
@@ -202,7 +217,7 @@ def _guard_stage(st: GameState) -> None:
 def _open_solo(st: GameState, seat: int, stolen: bool) -> None:
     st.emperor = st.guard = seat
     st.solo, st.stolen, st.guard_public = "open", stolen, True
-    st.events.append(Event("solo", seat, {"open": True, "stolen": stolen}))
+    st.events.append(Event(EventKind.SOLO, seat, Solo(open=True, stolen=stolen)))
     _kick_by_rebels(st)
 
 
@@ -224,7 +239,7 @@ def _start_play(st: GameState) -> None:
     st.stage = Stage.PLAY
     st.leader = st.to_act = st.emperor
     st.asking = []
-    st.events.append(Event("play_starts", st.emperor))
+    st.events.append(Event(EventKind.PLAY_STARTS, st.emperor))
 
 
 def _call_choices(st: GameState) -> list[Action]:
@@ -269,16 +284,16 @@ def apply(st: GameState, action: Action) -> None:
         if action.kind is A.SOLO_OPEN:
             _open_solo(st, seat, stolen=False)
         else:
-            st.events.append(Event("decline_solo", seat))
+            st.events.append(Event(EventKind.DECLINE_SOLO, seat))
             st.stage = Stage.STEAL
             st.asking = [(seat - i) % 5 for i in range(1, 5)]   # upstream from the Emperor
             st.to_act = st.asking.pop(0)
     elif stage is Stage.STEAL:
         if action.kind is A.STEAL:
-            st.events.append(Event("steal", seat))
+            st.events.append(Event(EventKind.STEAL, seat))
             _open_solo(st, seat, stolen=True)
         else:
-            st.events.append(Event("decline_steal", seat))
+            st.events.append(Event(EventKind.DECLINE_STEAL, seat))
             if st.asking:
                 st.to_act = st.asking.pop(0)
             else:
@@ -309,10 +324,10 @@ def _apply_call(st: GameState, card: Card) -> None:
         # 特画: the Guard's copy becomes a joker above 大王; only he learns it here.
         st.take(g, (card,))
         st.give(g, (TEHUA_CARD,))
-        st.events.append(Event("call", e, {"card": str(card)},
-                               {g: {"tehua": str(TEHUA_CARD)}}))
+        st.events.append(Event(EventKind.CALL, e, Call(str(card)),
+                               {g: Tehua(str(TEHUA_CARD))}))
     else:
-        st.events.append(Event("call", e, {"card": str(card)}))
+        st.events.append(Event(EventKind.CALL, e, Call(str(card))))
     st.stage, st.to_act = Stage.GUARD, st.guard
 
 
@@ -325,13 +340,13 @@ def _apply_guard(st: GameState, action: Action) -> None:
         return
     if kind is A.GUARD_OPEN:
         st.guard_open = st.guard_public = True
-        st.events.append(Event("guard", g, {"open": True}))
+        st.events.append(Event(EventKind.GUARD, g, GuardChoice(open=True)))
         _kick_by_rebels(st)
         return
     if kind is A.SOLO_HIDDEN:
         st.solo = "hidden"
     # 暗保 and 暗独保 look the same to everybody else.
-    st.events.append(Event("guard", g, {"open": False}, seat_hidden=True))
+    st.events.append(Event(EventKind.GUARD, g, GuardChoice(open=False), seat_hidden=True))
     if st.rules.rebellion:
         st.stage = Stage.REBELLION
         st.asking = [(e + i) % 5 for i in range(1, 5)]
@@ -343,7 +358,7 @@ def _apply_guard(st: GameState, action: Action) -> None:
 
 def _vote(st: GameState, seat: int, yes: bool, what: str) -> None:
     st.votes[seat] = yes
-    st.events.append(Event(what if yes else f"no_{what}", seat))
+    st.events.append(Event(_VOTES[what][yes], seat))
     if what == "kick" and yes and st.rebels and len(st.rebels) >= 2:
         # After a standing rebellion one royal kick is enough.
         st.kicks += 1
@@ -362,7 +377,7 @@ def _vote(st: GameState, seat: int, yes: bool, what: str) -> None:
         return
     if len(ayes) >= 2:
         st.kicks += 1
-        st.events.append(Event("kick_stands", None, {"seats": ayes}))
+        st.events.append(Event(EventKind.KICK_STANDS, None, KickStands(ayes)))
     _start_play(st)
 
 
@@ -371,8 +386,8 @@ def _stand_rebellion(st: GameState) -> None:
     e, g = st.emperor, st.guard
     assert e is not None and g is not None
     st.guard_public = True
-    st.events.append(Event("rebellion_stands", None,
-                           {"guard": g, "solo": st.solo, "rebels": list(st.rebels)}))
+    st.events.append(Event(EventKind.REBELLION_STANDS, None,
+                           RebellionStands(guard=g, solo=st.solo, rebels=list(st.rebels))))
     if st.rules.kick:
         st.stage = Stage.KICK
         st.asking = [g] if g != e else []

@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Final
 
 from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card, Deck, make_deck
-from .events import Event
+from .events import CardShown, Deal, Event, EventKind, Over, Transfer
 from .rules import GuardMode, RuleSet
 from .scoring import SoloKind, TributeBasis, tribute_transfers
 
@@ -66,6 +66,13 @@ class Result:
         return {"places": list(self.places), "scores": list(self.scores),
                 "emperor": self.emperor, "guard": self.guard, "solo": self.solo,
                 "left": self.left, "order": list(self.order), "royal_won": self.royal_won}
+
+    def event(self) -> Event:
+        """The ``over`` event that tells every seat this result."""
+        return Event(EventKind.OVER, None, Over(
+            places=list(self.places), scores=list(self.scores), emperor=self.emperor,
+            guard=self.guard, solo=self.solo, left=self.left, order=list(self.order),
+            royal_won=self.royal_won))
 
 
 def callable_kinds(hand: Counter[Card] | dict[Card, int]) -> list[Card]:
@@ -166,7 +173,7 @@ class GameState:
         for hand, counts in zip(self.hands, self.counts, strict=True):
             for card, k in hand.items():
                 counts[RANK_OF[card]] += k
-        self.events.append(Event("deal", None, {"deal": self.deal_no, "dealer": self.dealer}))
+        self.events.append(Event(EventKind.DEAL, None, Deal(self.deal_no, self.dealer)))
         if self.tribute is not None:
             self.give_tribute(self.tribute)
         if held_back:
@@ -177,15 +184,15 @@ class GameState:
         self.candidate = self.first_candidate = holder
         self.declines = 0
         self.pool = []
-        self.events.append(Event("candidate", holder))
+        self.events.append(Event(EventKind.CANDIDATE, holder))
 
     def give_tribute(self, basis: TributeBasis) -> None:
         for giver, receiver, card in tribute_transfers(basis, self.hands):
             self.take(giver, (card,))
             self.give(receiver, (card,))
-            self.events.append(Event("tribute", giver, {"to": receiver, "count": 1},
-                                     {giver: {"card": str(card)},
-                                      receiver: {"card": str(card)}}))
+            shown = CardShown(str(card))
+            self.events.append(Event(EventKind.TRIBUTE, giver, Transfer(to=receiver, count=1),
+                                     {giver: shown, receiver: shown}))
 
     # -- roles ---------------------------------------------------------------
     def side_of(self, seat: int) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Final, NamedTuple, TypeVar, cast, overload
 
 from .actions import Action
 from .cards import CARD_TEXT, Card, make_deck, parse_card
+from .events import EventKind, Play
 from .scoring import stake_of
 from .state import GameState, Stage
 
@@ -35,6 +36,7 @@ __all__ = [
 _T = TypeVar("_T")
 _new_object = object.__new__
 _OVER: Final = Stage.OVER
+_PLAY_EVENT: Final = EventKind.PLAY
 _PLAY: Final = Stage.PLAY
 _GUARD: Final = Stage.GUARD
 _EMPEROR: Final = Stage.EMPEROR
@@ -234,8 +236,8 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     # Events only ever grow, so the played cards are extended, not rebuilt.
     grew = len(played)
     for ev in st.events[before.seen:]:
-        if ev.type == "play":
-            played.extend(_cards(ev.data["cards"]))
+        if ev.kind is _PLAY_EVENT:
+            played.extend(_cards(cast(Play, ev.data).cards))
     if len(played) != grew:
         played_cards = tuple(played)
     last = st.last
