@@ -35,12 +35,14 @@ async def _closed(raw: Raw) -> int | None:
     with contextlib.suppress(ConnectionClosed):
         while True:
             await raw.recv(30)
-    return raw.ws.close_code
+    code: int | None = raw.ws.close_code
+    return code
 
 
 async def _alive(raw: Raw) -> bool:
     await raw.send({"type": "ping"})
-    return (await raw.recv_type("pong"))["type"] == "pong"
+    answer = await raw.recv_type("pong")
+    return bool(answer["type"] == "pong")
 
 
 @pytest.mark.parametrize("age", ["idle", "absolute"])
