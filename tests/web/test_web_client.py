@@ -781,10 +781,17 @@ def test_wurenju_table_through_the_form(page: Page) -> None:
     assert hold.is_visible()
     # the server takes this combination (特画 is turned off before the guard mode changes)
     form.locator("[name=fill_bots]").check()
+    # the 记牌器 is a table option, on unless unticked here: then no seat shows it
+    assert page.get_by_test_id("counter-option").is_checked()
+    assert CJK.search(page.locator("label", has=page.get_by_test_id("counter-option"))
+                      .inner_text())
+    page.get_by_test_id("counter-option").uncheck()
     form.get_by_test_id("create-table").click()
     page.wait_for_selector("[data-testid=hand], [data-testid=create-error]")
     assert page.get_by_test_id("create-error").count() == 0, \
         page.get_by_test_id("create-error").inner_text()
+    assert page.evaluate("() => window.baohuang.screen.table.counter") is False
+    assert page.get_by_test_id("card-counter").count() == 0
     rules = page.evaluate("() => window.baohuang.screen.table.rules")
     assert rules["guard_mode"] == "card" and rules["called_card_high"] is False
     # (back at all 216 cards, holding the Emperor card back is on again, as it was when hidden)
@@ -1210,14 +1217,8 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         _shot(page, f"last-round-{size}.png")
         page.get_by_test_id("close-peek").click()
         peek.wait_for(state="detached")
-        # the counter is a per-table switch, on by default, kept over a reload
-        page.get_by_test_id("counter-toggle").click()
-        counter.wait_for(state="detached")
-        page.reload()
-        page.get_by_test_id("counter-toggle").wait_for()
-        assert page.get_by_test_id("card-counter").count() == 0
-        page.get_by_test_id("counter-toggle").click()
-        counter.wait_for()
+        # the counter is a table option, on by default (TableState counter)
+        assert page.evaluate("() => window.baohuang.screen.table.counter") is True
         # the stake chip: the view's stake, and a solo's own ×2 beside it
         stake = page.evaluate("() => window.baohuang.screen.view.stake")
         assert page.get_by_test_id("stake").inner_text() == f"×{stake}"
@@ -1226,6 +1227,11 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         assert chip.count() == (1 if solo else 0)
         if solo:
             assert chip.inner_text().endswith("×2")
+        # a table made without the 记牌器 shows it to no seat
+        _quickplay(page, "NoCounter", bots="hosted", practice=True, seed=9, counter=False)
+        assert page.evaluate("() => window.baohuang.screen.table.counter") is False
+        page.get_by_test_id("hand").wait_for()
+        assert page.get_by_test_id("card-counter").count() == 0
         assert errors == []
     finally:
         page.context.close()

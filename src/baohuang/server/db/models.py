@@ -4,7 +4,8 @@
 - ``users``: accounts (guests have no ``name_key``/``password_hash``), totals and rating.
 - ``sessions``: login tokens, stored as SHA-256 digests; ``created`` and ``last_used``
   (roughly: it is written at most once a minute) for their expiry.
-- ``tables``: a table's settings, seats and match totals; ``practice``: unrated.
+- ``tables``: a table's settings, seats and match totals; ``practice``: unrated;
+  ``counter``: the 记牌器 is shown.
 - ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
 - ``actions``: every accepted action of a game in order (the game record).
 - ``game_players``: who sat where in a finished game and what they scored (history).
@@ -26,6 +27,7 @@ from sqlalchemy import (
     Table,
     UniqueConstraint,
     false,
+    true,
 )
 
 __all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
@@ -73,6 +75,7 @@ tables = Table(
     Column("created", Float, nullable=False),
     Column("finished", Float, nullable=True),
     Column("practice", Boolean, nullable=False, server_default=false()),
+    Column("counter", Boolean, nullable=False, server_default=true()),
     Index("ix_tables_status", "status"),
 )
 

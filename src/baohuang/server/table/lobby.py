@@ -63,6 +63,8 @@ class TableSpec:
     #: the creator's seed (practice tables only); ``None``: drawn from :mod:`secrets`
     seed: int | None
     practice: bool = False
+    #: the 记牌器 shown to the players
+    counter: bool = True
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -78,7 +80,8 @@ def check_spec(body: Any) -> TableSpec:
     """Check a ``CreateTable`` body; raise :class:`LobbyError` naming what is wrong."""
     if not isinstance(body, dict):
         raise LobbyError("bad_request", "the body must be a JSON object")
-    known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed", "practice"}
+    known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed", "practice",
+             "counter"}
     extra = sorted(set(body) - known)
     if extra:
         raise LobbyError("bad_request", f"unknown field {extra[0]!r}")
@@ -109,6 +112,9 @@ def check_spec(body: Any) -> TableSpec:
     practice = body.get("practice", False)
     if not isinstance(practice, bool):
         raise LobbyError("bad_request", "'practice' must be true or false")
+    counter = body.get("counter", True)
+    if not isinstance(counter, bool):
+        raise LobbyError("bad_request", "'counter' must be true or false")
     seed = body.get("seed")
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
@@ -117,7 +123,8 @@ def check_spec(body: Any) -> TableSpec:
             raise LobbyError("bad_request", "'seed' may be chosen only at a practice table "
                              "(\"practice\": true, unrated)")
     name = preset if not options else None
-    return TableSpec(name, rules, timeout, int(games), bots, autostart, seed, practice)
+    return TableSpec(name, rules, timeout, int(games), bots, autostart, seed, practice,
+                     counter)
 
 
 
@@ -195,7 +202,7 @@ class Lobby:
             secrets.randbelow(2**31) if spec.practice else new_seed()
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
-                            spec.autostart, time.time(), spec.practice)
+                            spec.autostart, time.time(), spec.practice, spec.counter)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
             seats[seat] = Seat.for_bot(bot, seed + seat)
@@ -208,7 +215,7 @@ class Lobby:
             "id": table_id, "code": settings.code, "owner": settings.owner,
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
-            "practice": spec.practice,
+            "practice": spec.practice, "counter": spec.counter,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None})
         self._add(table)
@@ -234,7 +241,7 @@ class Lobby:
                   for i, seat in enumerate(table.seats)
                   if seat is not None and seat.bot is None}
         spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,
-                         s.practice)
+                         s.practice, s.counter)
         new = await self.create(user, spec, people=people)      # its owner: who asked
         table.rematch = {"id": new.id, "code": new.settings.code}
         table.broadcast_table()
@@ -264,7 +271,8 @@ class Lobby:
         rules = RuleSet.from_dict(row["rules"])
         settings = Settings(row["id"], row["code"], row["owner"], row["preset"], rules,
                             row["timeout"], row["games"], row["seed"], row["autostart"],
-                            row["created"], bool(row.get("practice", False)))
+                            row["created"], bool(row.get("practice", False)),
+                            bool(row.get("counter", True)))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"])
         if row["status"] != "playing":

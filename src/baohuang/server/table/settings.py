@@ -25,3 +25,5 @@ class Settings:
     created: float
     #: a practice table: unrated, its seed may be chosen by its creator
     practice: bool = False
+    #: the 记牌器 (card counter) is shown at this table (public information only)
+    counter: bool = True

@@ -178,6 +178,7 @@ export class LobbyScreen {
       timeout: Number(f.elements.timeout.value),
       games: Number(f.elements.games.value),
       autostart: f.elements.autostart.checked,
+      counter: f.elements.counter.checked,
     };
     if (Object.keys(bots).length) body.bots = bots;
     this.error = null;
@@ -332,7 +333,9 @@ export class LobbyScreen {
         h('input', { type: 'number', name: 'games', min: 1, max: 50, value: v.games ?? 1,
           class: 'num' })),
       h('label', {}, h('input', { type: 'checkbox', name: 'autostart',
-        checked: v.autostart ?? true }), t('autostart_label'))),
+        checked: v.autostart ?? true }), t('autostart_label')),
+      h('label', { title: t('counter_help') }, h('input', { type: 'checkbox', name: 'counter',
+        testid: 'counter-option', checked: v.counter ?? true }), t('counter_option_label'))),
     h('div', { class: 'row wrap' },
       h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots',
         checked: Boolean(v.fill_bots) }), t('fill_bots_label')),
@@ -355,6 +358,7 @@ function readForm(root) {
     timeout: f.elements.timeout.value,
     games: f.elements.games.value,
     autostart: f.elements.autostart.checked,
+    counter: f.elements.counter.checked,
     fill_bots: f.elements.fill_bots.checked,
     bot_kind: f.elements.bot_kind.value,
     optionsOpen: f.querySelector('details.all-options').open,

@@ -300,16 +300,6 @@ export class TableScreen {
     this.render();
   }
 
-  // 记牌器: on unless switched off at this table (remembered per table).
-  counterOn() {
-    return localStorage.getItem(`bh_counter_${this.tableId}`) !== 'off';
-  }
-
-  toggleCounter() {
-    localStorage.setItem(`bh_counter_${this.tableId}`, this.counterOn() ? 'off' : 'on');
-    this.render();
-  }
-
   hint() {
     if (!this.myTurnToPlay()) return;
     const plays = hintActions(this.view);
@@ -511,7 +501,8 @@ export class TableScreen {
       hideScore: this.scoreHidden,
       openHands: this.view.stage === 'over' ? this.view.hands : null,
       logOpen: this.logOpen,
-      counterOn: this.counterOn(),
+      // 记牌器: a table option (TableState counter), the same for every seat
+      counterOn: !this.table || this.table.counter !== false,
       emoteOpen: this.emoteOpen,
       chatMuted: this.chatMuted(),
       bubbles: this.chatMuted() ? {} : Object.fromEntries(Object.entries(this.bubbles)
@@ -581,12 +572,6 @@ export class TableScreen {
           free(seatLabel(this.table, s)), h('b', {}, `${v}`)))));
     }
     const v = this.view;
-    if (v && v.seat !== null && v.seat !== undefined && v.stage !== 'over') {
-      items.push(h('button', { class: 'btn small', testid: 'counter-toggle',
-        'aria-pressed': this.counterOn() ? 'true' : 'false', title: t('counter_help'),
-        onclick: () => this.toggleCounter() },
-      t(this.counterOn() ? 'btn_counter_on' : 'btn_counter_off')));
-    }
     if (v && v.stage === 'play' && previousRound(v)) {
       items.push(h('button', { class: 'btn small', testid: 'peek-last',
         onclick: () => { this.peekOpen = true; this.render(); } }, t('btn_last_round')));
