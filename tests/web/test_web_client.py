@@ -638,6 +638,8 @@ def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
         friend.goto("/")
         friend.get_by_test_id("join-code").fill(link)
         friend.get_by_test_id("join").click()
+        friend.get_by_test_id("invite-name").fill("Mei")        # who joins, first
+        friend.get_by_test_id("invite-name").press("Enter")
         for pg in (host, friend):
             pg.get_by_test_id("hand").wait_for()
             pg.wait_for_function("() => window.baohuang?.screen?.view")
@@ -1563,3 +1565,56 @@ def test_sound_and_motion_follow_reduced_motion_and_switch(browser: Browser, ser
             assert errors == []
         finally:
             context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_an_invitation_asks_who_joins_before_seating(browser: Browser, server: str,
+                                                     size: str) -> None:
+    host, host_errors = _sized(browser, server, size)
+    friend, friend_errors = _sized(browser, server, size, lang="en")
+    try:
+        host.goto("/")
+        host.get_by_test_id("create-form").wait_for()
+        table = host.evaluate("""async () => {
+          const api = await import('/api.js');
+          await window.baohuang.ensureUser('Host');
+          return api.post('/api/tables', {bots: {'2': 'random', '3': 'random', '4': 'random'},
+                                          practice: true, seed: 4});
+        }""")
+        seats = "() => window.baohuang.screen && window.baohuang.screen.table" \
+            " && window.baohuang.screen.table.seats"
+        host.goto(f"/#/t/{table['code']}")
+        host.wait_for_function(f"() => ({seats})() && ({seats})()[0]")
+        # the link alone seats nobody: it asks for a name (or a login) first
+        friend.goto(f"/#/t/{table['code']}")
+        panel = friend.get_by_test_id("invite")
+        panel.wait_for()
+        assert "who you are" in panel.inner_text()
+        assert friend.evaluate("() => window.baohuang.user") is None
+        assert host.evaluate(f"() => ({seats})()[1]") is None
+        if size != "desktop":
+            assert friend.evaluate(SMALL_CONTROLS_JS) == []
+        _shot(friend, f"invite-{size}.png")
+        friend.get_by_test_id("invite-sit").click()              # no name: asked again
+        assert friend.get_by_test_id("invite-error").inner_text() == "Type a name first."
+        assert host.evaluate(f"() => ({seats})()[1]") is None
+        if size == "desktop":
+            # someone with an account logs in there, Enter in the password field
+            name = f"inv{int(time.time() * 1000) % 10**8}"
+            friend.evaluate(f"""async () => {{ const api = await import('/api.js');
+              await api.post('/api/register', {{name: '{name}', password: 'secret-pass'}});
+              await api.post('/api/logout'); }}""")
+            friend.get_by_test_id("invite-acct-name").fill(name)
+            friend.get_by_test_id("invite-password").fill("secret-pass")
+            friend.get_by_test_id("invite-password").press("Enter")
+        else:
+            name = f"Mei{size[0]}"
+            friend.get_by_test_id("invite-name").fill(name)
+            friend.get_by_test_id("invite-sit").click()
+        friend.get_by_test_id("hand").wait_for()
+        host.wait_for_function(f"() => (({seats})()[1] || {{}}).name === '{name}'")
+        assert friend.evaluate("() => window.baohuang.screen.view.seat") == 1
+        assert host_errors == [] and friend_errors == []
+    finally:
+        host.context.close()
+        friend.context.close()

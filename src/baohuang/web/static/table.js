@@ -10,6 +10,7 @@ import { opponentBots, seatInfo, seatLabel, isRoleStage } from './model.js';
 import { get, post } from './api.js';
 import { scoreSheet } from './scoresheet.js';
 import * as prefs from './prefs.js';
+import { whoAreYou } from './invite.js';
 
 const KNOWN_ERRORS = new Set([
   'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
@@ -53,10 +54,11 @@ export class TableScreen {
     this.ticker = setInterval(() => this.tick(), 500);
     this.render();
     if (this.role === 'player' && !this.app.user) {
-      // someone who followed an invitation link plays as a guest
-      try {
-        await this.app.ensureUser();
-      } catch { /* then the server lets us watch */ }
+      // someone who followed an invitation link says who they are before being seated
+      await new Promise((resolve) => {
+        this.askName = resolve;
+        this.render();
+      });
     }
     if (this.gone) return;
     this.conn = new TableConnection(this.tableId, this.role, {
@@ -482,6 +484,14 @@ export class TableScreen {
     const scrolled = window.scrollY;
     clear(this.root);
     this.root.appendChild(this.header());
+    if (this.askName) {
+      this.root.appendChild(whoAreYou(this.app, this.tableId, () => {
+        const go = this.askName;
+        this.askName = null;
+        go();
+      }));
+      return;
+    }
     if (this.fatal) {
       this.root.appendChild(h('div', { class: 'panel' }, h('p', {}, t(this.fatal)),
         h('a', { href: '#/', class: 'btn' }, t('btn_lobby'))));
