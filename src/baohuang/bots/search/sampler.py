@@ -65,7 +65,7 @@ from ...engine.state import callable_kinds, four_identical
 from ...engine.views import View
 from ..hand_eval import rank_counts_of
 
-__all__ = ["DealSampler", "SamplerError", "World", "current_deal_events"]
+__all__ = ["DealSampler", "Hypothesis", "SamplerError", "World", "current_deal_events"]
 
 SEATS = range(5)
 BJ_RANK = 17
@@ -108,6 +108,12 @@ class _Hypothesis:
     need: list[Counter[Card]]
     pool: list[Card]
     slots: list[int]
+
+
+#: One Guard placement of a :class:`DealSampler` (``sampler.hypotheses``):
+#: ``guard``, ``solo``, ``weight``, the cards each seat must hold (``need``),
+#: the free cards (``pool``) and each seat's free places (``slots``).
+Hypothesis = _Hypothesis
 
 
 def current_deal_events(view: View) -> list[dict[str, Any]]:
@@ -446,6 +452,16 @@ class DealSampler:
         for _ in range(_REJECTION_TRIES):
             i = bisect.bisect_right(self._cumulative, rng.random() * total)
             hyp = self.hypotheses[min(i, len(self.hypotheses) - 1)]
+            world = self._deal(hyp, rng)
+            if self._accepted(world):
+                return world
+        return world
+
+    def sample_from(self, index: int, rng: random.Random) -> World:
+        """One deal consistent with the view in which the Guard question
+        stands as ``self.hypotheses[index]`` (for stratified sampling)."""
+        hyp = self.hypotheses[index]
+        for _ in range(_REJECTION_TRIES):
             world = self._deal(hyp, rng)
             if self._accepted(world):
                 return world
