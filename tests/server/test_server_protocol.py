@@ -305,3 +305,58 @@ def test_quick_phrases_reach_the_table_rate_limited(server: ServerProcess) -> No
     assert mine == seen == {"type": "emote", "seat": 0, "id": "nice"}
     assert limited["code"] == "rate_limited" and limited["ref"] == "emote"
     assert refused["code"] == "not_seated"
+
+
+def test_free_chat_only_at_private_tables_as_text_and_never_stored(
+        server: ServerProcess) -> None:
+    async def main() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _, public_raw, _, _ = await _my_turn(server, "public")
+        await public_raw.send({"type": "chat", "text": "hello"})
+        out["public"] = await public_raw.recv_type("error")
+        await public_raw.close()
+        host = Client(server.url)
+        await host.guest("host")
+        table = await host.quickplay(bots="hosted", practice=True, seed=13, timeout=60,
+                                     private=True)
+        listed = await host.request("GET", "/api/tables?limit=100")
+        out["listed"] = [t["id"] for t in listed["tables"]]
+        out["table"] = table
+        raw = await Raw.connect(server.url, host.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        await raw.recv_type("snapshot")
+        watcher = await Raw.connect(server.url, host.token)
+        await watcher.send({"type": "join", "table": table["code"], "as": "watcher"})
+        await watcher.recv_type("snapshot")
+        await raw.send({"type": "chat", "text": "  <b>好</b>\nplay\u202e on  "})
+        out["mine"] = await raw.recv_type("chat")
+        out["seen"] = await watcher.recv_type("chat")
+        await raw.send({"type": "chat", "text": "again"})             # within 3 s
+        out["limited"] = await raw.recv_type("error")
+        await raw.send({"type": "chat", "text": "x" * 121})
+        out["long"] = await raw.recv_type("error")
+        await raw.send({"type": "chat", "text": "\n\u200b "})
+        out["empty"] = await raw.recv_type("error")
+        await watcher.send({"type": "chat", "text": "hi"})
+        out["watcher"] = await watcher.recv_type("error")
+        # 托管 plays the game to its end: its replay holds no chat
+        await raw.send({"type": "hosted", "on": True})
+        await raw.recv_type("game_over", timeout=120)
+        history = await host.history()
+        out["replay"] = json.dumps(await host.replay(history[0]["game_id"]),
+                                   ensure_ascii=False)
+        await raw.close()
+        await watcher.close()
+        return out
+
+    out = asyncio.run(main())
+    assert out["public"]["code"] == "not_private" and out["public"]["ref"] == "chat"
+    assert out["table"]["table"]["private"] is True
+    assert out["table"]["id"] not in out["listed"]         # only its link or code finds it
+    said = {"type": "chat", "seat": 0, "text": "<b>好</b> play on"}
+    assert out["mine"] == out["seen"] == said
+    assert out["limited"]["code"] == "rate_limited"
+    assert out["long"]["code"] == "invalid" and "120" in out["long"]["message"]
+    assert out["empty"]["code"] == "invalid"
+    assert out["watcher"]["code"] == "not_seated"
+    assert "<b>" not in out["replay"] and "play on" not in out["replay"]

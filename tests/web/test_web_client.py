@@ -1533,7 +1533,10 @@ def test_sound_and_motion_follow_reduced_motion_and_switch(browser: Browser, ser
         page = context.new_page()
         page.set_default_timeout(15000)
         errors: list[str] = []
-        page.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
+
+        def record(exc: Any, errors: list[str] = errors) -> None:
+            errors.append(str(exc))
+        page.on("pageerror", record)
         try:
             _quickplay(page, "Calm" if reduce else "Lively", bots="hosted", practice=True,
                        seed=9, timeout=60)
@@ -1618,3 +1621,64 @@ def test_an_invitation_asks_who_joins_before_seating(browser: Browser, server: s
     finally:
         host.context.close()
         friend.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_free_chat_at_a_private_table_is_text_limited_and_mutable(browser: Browser,
+                                                                  server: str,
+                                                                  size: str) -> None:
+    page, errors = _sized(browser, server, size)
+    watcher, watcher_errors = _sized(browser, server, size, lang="en")
+    try:
+        _quickplay(page, "Talk", bots="hosted", practice=True, seed=5, timeout=60,
+                   private=True)
+        assert page.get_by_test_id("private-badge").inner_text() == "私人桌"
+        table_id = page.evaluate("() => window.baohuang.screen.table.id")
+        watcher.goto(f"/#/w/{table_id}")
+        watcher.wait_for_function("() => window.baohuang.screen && window.baohuang.screen.view")
+        page.get_by_test_id("emote-open").click()
+        line = page.get_by_test_id("chat-input")
+        assert line.get_attribute("maxlength") == "120"
+        _tall_enough(page, "chat-input")
+        _tall_enough(page, "chat-send")
+        # what is being typed survives the table's redraws
+        line.fill("draft")
+        page.evaluate("() => window.baohuang.screen.render()")
+        assert page.get_by_test_id("chat-input").input_value() == "draft"
+        _shot(page, f"chat-panel-{size}.png")
+        said = '<img src=x onerror="window.pwned=1">好牌 <b>bold</b>'
+        page.get_by_test_id("chat-input").fill(said)
+        page.get_by_test_id("chat-input").press("Enter")
+        mine = page.locator("[data-testid=seat].me [data-testid=bubble]")
+        mine.wait_for()
+        assert mine.inner_text() == said                  # as text, never as markup
+        bubble = watcher.locator("[data-testid=seat][data-seat='0'] [data-testid=bubble]")
+        bubble.wait_for()
+        assert bubble.inner_text() == said
+        for pg in (page, watcher):
+            assert pg.locator("[data-testid=bubble] img, [data-testid=bubble] b").count() == 0
+            assert pg.evaluate("() => window.pwned") is None
+        _shot(page, f"chat-bubble-{size}.png")
+        # one message every 3 seconds
+        page.get_by_test_id("emote-open").click()
+        page.get_by_test_id("chat-input").fill("again")
+        page.get_by_test_id("chat-send").click()
+        page.wait_for_function("() => (window.baohuang.screen.message || {}).key"
+                               " === 'err_rate_limited'")
+        # the watcher mutes: the words go at once
+        watcher.evaluate("() => window.baohuang.screen.muteChat()")
+        bubble.wait_for(state="detached")
+        # a table that is not private has the quick phrases only; the server says why
+        _quickplay(page, "Public", bots="hosted", practice=True, seed=5, timeout=60)
+        assert page.get_by_test_id("private-badge").count() == 0
+        page.get_by_test_id("emote-open").click()
+        page.get_by_test_id("emote-panel").wait_for()
+        assert page.get_by_test_id("chat-input").count() == 0
+        page.evaluate("() => window.baohuang.screen.send({type: 'chat', text: 'hi'})")
+        page.wait_for_function("() => (window.baohuang.screen.message || {}).key"
+                               " === 'err_not_private'")
+        assert "私人桌" in page.get_by_test_id("message").inner_text()
+        assert errors == [] and watcher_errors == []
+    finally:
+        page.context.close()
+        watcher.context.close()

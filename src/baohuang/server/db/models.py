@@ -5,7 +5,7 @@
 - ``sessions``: login tokens, stored as SHA-256 digests; ``created`` and ``last_used``
   (roughly: it is written at most once a minute) for their expiry.
 - ``tables``: a table's settings, seats and match totals; ``practice``: unrated;
-  ``counter``: the 记牌器 is shown.
+  ``counter``: the 记牌器 is shown; ``private``: not listed, free chat.
 - ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
 - ``actions``: every accepted action of a game in order (the game record).
 - ``game_players``: who sat where in a finished game and what they scored (history).
@@ -76,6 +76,7 @@ tables = Table(
     Column("finished", Float, nullable=True),
     Column("practice", Boolean, nullable=False, server_default=false()),
     Column("counter", Boolean, nullable=False, server_default=true()),
+    Column("private", Boolean, nullable=False, server_default=false()),
     Index("ix_tables_status", "status"),
 )
 

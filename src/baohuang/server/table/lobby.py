@@ -65,6 +65,8 @@ class TableSpec:
     practice: bool = False
     #: the 记牌器 shown to the players
     counter: bool = True
+    #: not listed in the lobby; its players may chat freely
+    private: bool = False
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -81,7 +83,7 @@ def check_spec(body: Any) -> TableSpec:
     if not isinstance(body, dict):
         raise LobbyError("bad_request", "the body must be a JSON object")
     known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed", "practice",
-             "counter"}
+             "counter", "private"}
     extra = sorted(set(body) - known)
     if extra:
         raise LobbyError("bad_request", f"unknown field {extra[0]!r}")
@@ -115,6 +117,9 @@ def check_spec(body: Any) -> TableSpec:
     counter = body.get("counter", True)
     if not isinstance(counter, bool):
         raise LobbyError("bad_request", "'counter' must be true or false")
+    private = body.get("private", False)
+    if not isinstance(private, bool):
+        raise LobbyError("bad_request", "'private' must be true or false")
     seed = body.get("seed")
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
@@ -124,7 +129,7 @@ def check_spec(body: Any) -> TableSpec:
                              "(\"practice\": true, unrated)")
     name = preset if not options else None
     return TableSpec(name, rules, timeout, int(games), bots, autostart, seed, practice,
-                     counter)
+                     counter, private)
 
 
 
@@ -174,7 +179,9 @@ class Lobby:
         return table
 
     def listing(self) -> list[Table]:
-        tables = [t for t in self.tables.values() if t.status in ("open", "playing")]
+        """The open and playing tables of the lobby list (a private table is not in it)."""
+        tables = [t for t in self.tables.values()
+                  if t.status in ("open", "playing") and not t.settings.private]
         return sorted(tables, key=lambda t: -t.settings.created)
 
     def owned(self, user_id: int) -> int:
@@ -202,7 +209,8 @@ class Lobby:
             secrets.randbelow(2**31) if spec.practice else new_seed()
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
-                            spec.autostart, time.time(), spec.practice, spec.counter)
+                            spec.autostart, time.time(), spec.practice, spec.counter,
+                            spec.private)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
             seats[seat] = Seat.for_bot(bot, seed + seat)
@@ -215,7 +223,7 @@ class Lobby:
             "id": table_id, "code": settings.code, "owner": settings.owner,
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
-            "practice": spec.practice, "counter": spec.counter,
+            "practice": spec.practice, "counter": spec.counter, "private": spec.private,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None})
         self._add(table)
@@ -241,7 +249,7 @@ class Lobby:
                   for i, seat in enumerate(table.seats)
                   if seat is not None and seat.bot is None}
         spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,
-                         s.practice, s.counter)
+                         s.practice, s.counter, s.private)
         new = await self.create(user, spec, people=people)      # its owner: who asked
         table.rematch = {"id": new.id, "code": new.settings.code}
         table.broadcast_table()
@@ -272,7 +280,7 @@ class Lobby:
         settings = Settings(row["id"], row["code"], row["owner"], row["preset"], rules,
                             row["timeout"], row["games"], row["seed"], row["autostart"],
                             row["created"], bool(row.get("practice", False)),
-                            bool(row.get("counter", True)))
+                            bool(row.get("counter", True)), bool(row.get("private", False)))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"])
         if row["status"] != "playing":

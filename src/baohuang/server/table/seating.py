@@ -5,6 +5,7 @@ table's actor task, one input at a time, so none of them races another."""
 from __future__ import annotations
 
 import time
+import unicodedata
 from typing import Any, Protocol
 
 from ...engine.actions import Action, ActionKind, ActionParseError
@@ -16,6 +17,7 @@ from ..wire.protocol import (
     EMOTES,
     Act,
     AddBot,
+    Chat,
     ClientMessage,
     Emote,
     Hosted,
@@ -98,6 +100,8 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
         await leave(table, conn)
     elif isinstance(msg, Emote):
         emote(table, conn, msg.id)
+    elif isinstance(msg, Chat):
+        chat(table, conn, msg.text)
     elif isinstance(msg, Sit | Stand | AddBot | RemoveBot | Start):
         await lobby(table, conn, msg)
 
@@ -236,6 +240,50 @@ def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
     message = {"type": "emote", "seat": conn.seat, "id": phrase}
     for other in table.conns():
         other.send_json(message)
+
+
+def chat(table: SeatingTable, conn: Subscriber, text: str) -> None:
+    """Relay a seated player's free text to everyone at a private table (as text: line
+    breaks and other control and format characters become spaces or go), at most one
+    per :data:`EMOTE_INTERVAL` seconds a seat; nothing of it is stored."""
+    seat = table.seats[conn.seat] if conn.seat is not None else None
+    if seat is None or conn.seat is None:
+        conn.error("not_seated", "chat is for seated players", "chat")
+        return
+    if not table.settings.private:
+        conn.error("not_private", "free chat only at a private table; quick phrases "
+                   "(emote) everywhere", "chat")
+        return
+    clean = " ".join(plain_text(text).split())
+    if not clean:
+        conn.error("invalid", "an empty chat message", "chat")
+        return
+    now = time.monotonic()
+    if now - seat.chat_at < EMOTE_INTERVAL:
+        conn.error("rate_limited", f"one chat message every {EMOTE_INTERVAL:g} seconds",
+                   "chat")
+        return
+    seat.chat_at = now
+    message = {"type": "chat", "seat": conn.seat, "text": clean}
+    for other in table.conns():
+        other.send_json(message)
+
+
+def plain_text(text: str) -> str:
+    """``text`` without control characters (a space each) and format characters
+    (direction overrides, zero-width marks: gone).
+
+    >>> plain_text("hi\\nthere\\u202e!")
+    'hi there!'
+    """
+    out = []
+    for ch in text:
+        kind = unicodedata.category(ch)
+        if kind == "Cc":
+            out.append(" ")
+        elif kind not in ("Cf", "Cs", "Co", "Cn"):
+            out.append(ch)
+    return "".join(out)
 
 
 async def leave(table: SeatingTable, conn: Subscriber) -> None:

@@ -42,6 +42,8 @@ class Seat:
     player: Bot | None = None
     #: when this seat last sent a quick phrase or emote (monotonic seconds)
     emote_at: float = -1e9
+    #: when this seat last sent a free chat message (monotonic seconds)
+    chat_at: float = -1e9
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:

@@ -27,3 +27,5 @@ class Settings:
     practice: bool = False
     #: the 记牌器 (card counter) is shown at this table (public information only)
     counter: bool = True
+    #: a private table: not in the lobby list (its link or code only); free chat
+    private: bool = False

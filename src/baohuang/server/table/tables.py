@@ -458,7 +458,7 @@ class Table:
         s = self.settings
         return {"id": s.id, "code": s.code, "preset": s.preset, "rules": s.rules.to_dict(),
                 "timeout": s.timeout, "games": s.games, "practice": s.practice,
-                "counter": s.counter,
+                "counter": s.counter, "private": s.private,
                 "status": self.status, "owner": s.owner,
                 "autostart": s.autostart, "seats": seats, "watchers": len(self.watchers),
                 "game": None if self.match is None else self.index,

@@ -21,15 +21,17 @@ baohuang.server.wire.protocol.ProtocolError: invalid: Expected `int`, got `str` 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 __all__ = [
+    "CHAT_MAX",
     "CLIENT_TYPES",
     "EMOTES",
     "Act",
     "AddBot",
+    "Chat",
     "ClientMessage",
     "Emote",
     "Hosted",
@@ -126,6 +128,17 @@ class Emote(_Msg, tag="emote"):
     id: str
 
 
+#: the longest free chat message, in characters
+CHAT_MAX = 120
+
+
+class Chat(_Msg, tag="chat"):
+    """Free text to everyone at a private table (1 to :data:`CHAT_MAX` characters; the
+    server relays it as text and stores it nowhere)."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_MAX)]
+
+
 class Resync(_Msg, tag="resync"):
     version: int | None = None
 
@@ -135,10 +148,11 @@ class Ping(_Msg, tag="ping"):
 
 
 ClientMessage = Join | Sit | Stand | AddBot | RemoveBot | Start | Leave | Act | Hosted | \
-    Resync | Ping | Emote
+    Resync | Ping | Emote | Chat
 
 CLIENT_TYPES: tuple[str, ...] = ("join", "sit", "stand", "add_bot", "remove_bot", "start",
-                                 "leave", "act", "hosted", "resync", "ping", "emote")
+                                 "leave", "act", "hosted", "resync", "ping", "emote",
+                                 "chat")
 
 _decoder: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
 _any_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()

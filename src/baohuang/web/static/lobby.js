@@ -179,6 +179,7 @@ export class LobbyScreen {
       games: Number(f.elements.games.value),
       autostart: f.elements.autostart.checked,
       counter: f.elements.counter.checked,
+      private: f.elements.private.checked,
     };
     if (Object.keys(bots).length) body.bots = bots;
     this.error = null;
@@ -335,7 +336,9 @@ export class LobbyScreen {
       h('label', {}, h('input', { type: 'checkbox', name: 'autostart',
         checked: v.autostart ?? true }), t('autostart_label')),
       h('label', { title: t('counter_help') }, h('input', { type: 'checkbox', name: 'counter',
-        testid: 'counter-option', checked: v.counter ?? true }), t('counter_option_label'))),
+        testid: 'counter-option', checked: v.counter ?? true }), t('counter_option_label')),
+      h('label', { title: t('private_help') }, h('input', { type: 'checkbox', name: 'private',
+        testid: 'private-option', checked: Boolean(v.private) }), t('private_label'))),
     h('div', { class: 'row wrap' },
       h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots',
         checked: Boolean(v.fill_bots) }), t('fill_bots_label')),
@@ -359,6 +362,7 @@ function readForm(root) {
     games: f.elements.games.value,
     autostart: f.elements.autostart.checked,
     counter: f.elements.counter.checked,
+    private: f.elements.private.checked,
     fill_bots: f.elements.fill_bots.checked,
     bot_kind: f.elements.bot_kind.value,
     optionsOpen: f.querySelector('details.all-options').open,

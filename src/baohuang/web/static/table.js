@@ -16,6 +16,7 @@ const KNOWN_ERRORS = new Set([
   'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
   'no_table', 'not_joined', 'not_seated', 'bad_seat', 'seat_taken', 'started', 'not_ready',
   'not_your_turn', 'illegal', 'bad_action', 'stale', 'unknown_bot', 'locked', 'not_allowed',
+  'not_private',
 ]);
 
 export class TableScreen {
@@ -133,6 +134,11 @@ export class TableScreen {
         this.emotesSeen = (this.emotesSeen || 0) + 1;
         if (!this.chatMuted()) {
           this.bubbles[msg.seat] = { id: msg.id, until: Date.now() + 4000 };
+        }
+        break;
+      case 'chat':          // free text at a private table: drawn as text, never as markup
+        if (!this.chatMuted()) {
+          this.bubbles[msg.seat] = { text: msg.text, until: Date.now() + 6000 };
         }
         break;
       case 'game_over':
@@ -516,7 +522,9 @@ export class TableScreen {
       emoteOpen: this.emoteOpen,
       chatMuted: this.chatMuted(),
       bubbles: this.chatMuted() ? {} : Object.fromEntries(Object.entries(this.bubbles)
-        .filter(([, b]) => b.until > Date.now()).map(([seat, b]) => [seat, b.id])),
+        .filter(([, b]) => b.until > Date.now())),
+      chatAllowed: Boolean(this.table && this.table.private),
+      chatDraft: this.chatDraft || '',
       peekOpen: this.peekOpen,
       keyboard: hasKeyboard(),
       timerLeft: (seat) => this.timerLeft(seat),
@@ -540,6 +548,13 @@ export class TableScreen {
         emoteToggle: () => { this.emoteOpen = !this.emoteOpen; this.render(); },
         emote: (id) => { this.send({ type: 'emote', id }); this.emoteOpen = false; this.render(); },
         muteChat: () => this.muteChat(),
+        chat: (text) => {
+          this.send({ type: 'chat', text });
+          this.chatDraft = '';
+          this.emoteOpen = false;
+          this.render();
+        },
+        chatDraft: (text) => { this.chatDraft = text; },
       },
     };
     this.root.appendChild(renderTable(ctx));
@@ -547,6 +562,12 @@ export class TableScreen {
       this.root.appendChild(h('div', { class: 'overlay', onclick: (e) => {
         if (e.target === e.currentTarget) { this.showLast = false; this.render(); }
       } }, renderLastScore(this)));
+    }
+    // (a redraw keeps what is being typed into the chat line, and the caret at its end)
+    const line = focusedKey === 'chat-input' && this.root.querySelector('[data-testid=chat-input]');
+    if (line) {
+      line.focus({ preventScroll: true });
+      line.setSelectionRange(line.value.length, line.value.length);
     }
     const first = this.root.querySelector('[data-testid="decision"]');
     if (first && focusedKey !== 'decision') first.focus({ preventScroll: true });
@@ -605,6 +626,8 @@ export class TableScreen {
       tbl ? h('span', { class: 'table-code' }, t('table_code'), free(tbl.code, 'code')) : null,
       tbl ? h('span', { class: 'preset' }, t(tbl.preset ? `preset_${tbl.preset}` : 'preset_custom')) : null,
       this.you.watcher ? h('span', { class: 'badge watcher' }, t('watching')) : null,
+      tbl && tbl.private ? h('span', { class: 'badge', testid: 'private-badge',
+        title: t('private_help') }, t('private_badge')) : null,
       h('button', { class: 'btn small sound-toggle', testid: 'sound-toggle',
         'aria-pressed': this.soundOn() ? 'true' : 'false',
         title: t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),

@@ -265,8 +265,9 @@ function seatPanel(ctx, seat, round) {
     : seat !== me && count ? h('div', { class: 'backs', 'aria-hidden': 'true' },
       Array.from({ length: Math.min(count, 16) }, () => h('span', { class: 'b' }))) : null,
   h('div', { class: 'seat-action' }, action),
-  bubble ? h('div', { class: 'bubble', testid: 'bubble', 'data-emote': bubble, role: 'status' },
-    t(`emote_${bubble}`)) : null);
+  bubble ? h('div', { class: `bubble ${bubble.id ? '' : 'chat'}`, testid: 'bubble',
+    'data-emote': bubble.id, role: 'status' },
+  bubble.id ? t(`emote_${bubble.id}`) : free(bubble.text)) : null);
 }
 
 function statusText(ctx) {
@@ -373,9 +374,26 @@ function emotePanel(ctx) {
     'aria-label': t('emote_title') },
   EMOTES.map((id) => h('button', { class: 'btn small emote', testid: 'emote', 'data-id': id,
     onclick: () => ctx.on.emote(id) }, t(`emote_${id}`))),
+  ctx.chatAllowed ? chatForm(ctx) : null,
   h('button', { class: 'btn small mute', testid: 'emote-mute',
     'aria-pressed': ctx.chatMuted ? 'true' : 'false', onclick: ctx.on.muteChat },
   t(ctx.chatMuted ? 'btn_unmute_chat' : 'btn_mute_chat')));
+}
+
+// Free chat, at a private table only (docs/protocol.md, chat): 120 characters.
+export const CHAT_MAX = 120;
+
+function chatForm(ctx) {
+  const input = h('input', { class: 'chat-input', testid: 'chat-input', maxlength: CHAT_MAX,
+    placeholder: t('chat_placeholder'), 'aria-label': t('chat_placeholder'),
+    autocomplete: 'off', enterkeyhint: 'send', value: ctx.chatDraft || '',
+    oninput: (ev) => ctx.on.chatDraft(ev.target.value) });
+  return h('form', { class: 'chat-form', testid: 'chat-form', onsubmit: (ev) => {
+    ev.preventDefault();
+    const text = input.value.trim();
+    if (text) ctx.on.chat(text.slice(0, CHAT_MAX));
+  } }, input, h('button', { class: 'btn small', type: 'submit', testid: 'chat-send' },
+    t('btn_chat_send')));
 }
 
 function handArea(ctx) {
