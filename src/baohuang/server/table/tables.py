@@ -36,7 +36,10 @@ from .seats import Seat
 from .settings import Settings
 from .subscriber import Subscriber
 
-__all__ = ["Table"]
+__all__ = ["HOSTED_FIELDS", "Table"]
+
+#: the fields of a seat's TableState entry that tell its 托管 state
+HOSTED_FIELDS = ("hosted", "hosted_count", "locked")
 
 log = logging.getLogger("baohuang.server")
 
@@ -71,13 +74,15 @@ class Table:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._turn: Token | None = None
         self.turn_started = 0.0
+        #: the same instant by the wall clock, from which the deadline shown is counted
+        self.turn_started_at = 0.0
         self._bot_turn: Token | None = None
         self._bot_tasks: set[asyncio.Task[None]] = set()
         self._public: list[dict[str, Any] | None] = [None] * 5
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
         self._shown: list[render.Parts | None] = [None] * 6
-        self._hidden_pending = False      # a seat's 托管 change is hidden until the Guard decided
+        self._hidden_pending = False      # 托管 changes are hidden until the Guard decided
         self._recovering = False
         #: why the match ended early: the seats still on 托管 when a game ended
         self.dissolved_by: list[int] = []
@@ -318,9 +323,10 @@ class Table:
         if game.stage is not Stage.GUARD and (seat is None or seat.is_bot
                                               or seat.auto(self.config.away_grace)):
             return None
-        # (the same instant however late it is asked for: a decision overdue — its timer
-        # not yet handled on a busy server — shows a deadline past, not a new one)
-        return time.time() + self.settings.timeout - (time.monotonic() - self.turn_started)
+        # (the same instant however late it is asked for, to the last digit: a decision
+        # overdue — its timer not yet handled on a busy server — shows a deadline past,
+        # not a new one)
+        return self.turn_started_at + self.settings.timeout
 
     def schedule(self) -> None:
         """Arrange what happens next: a bot thinks, 托管 moves, or a timer runs."""
@@ -331,6 +337,7 @@ class Table:
         token = (self.index, self.moves)
         if token != self._turn:
             self._turn, self.turn_started = token, time.monotonic()
+            self.turn_started_at = time.time()
         seat_index = game.to_act
         seat = self.seats[seat_index]
         assert seat is not None
@@ -437,23 +444,28 @@ class Table:
 
     def _deadline_after_move(self) -> float | None:
         self._turn, self.turn_started = (self.index, self.moves), time.monotonic()
+        self.turn_started_at = time.time()
         return self.deadline()
 
     def table_json(self, viewer: int | None) -> dict[str, Any]:
         """The TableState for a connection at ``viewer``'s seat (docs/protocol.md §3)."""
         game, grace = self.game, self.config.away_grace
-        hidden = game.to_act if game is not None and game.stage is Stage.GUARD else None
+        # While the Guard decides, the others see every seat's 托管 state as it was when
+        # the decision began — the deciding Guard's and everyone else's alike, so that
+        # which change is held back tells nothing; the changes show once the decision is
+        # made.  (After a restart in the decision nothing was shown yet: the state now.)
+        deciding = game is not None and game.stage is Stage.GUARD
         seats: list[dict[str, Any] | None] = []
         for index, seat in enumerate(self.seats):
             actual = None if seat is None else seat.public(index, grace)
-            if index != hidden or (self._public[index] is None and actual is not None):
-                # (after a restart in the Guard's decision nothing was shown yet: show the
-                # seat without 托管 rather than a change nobody may see)
-                self._public[index] = actual if index != hidden else \
-                    dict(actual or {}, hosted=False, hosted_count=0, locked=False)
-            shown = actual if index == viewer or index != hidden else self._public[index]
-            if shown != actual:
-                self._hidden_pending = True
+            held = self._public[index]
+            if not deciding or held is None:
+                self._public[index] = held = actual
+            shown = actual
+            if deciding and index != viewer and actual is not None and held is not None:
+                shown = dict(actual, **{key: held[key] for key in HOSTED_FIELDS})
+                if shown != actual:
+                    self._hidden_pending = True
             seats.append(shown)
         s = self.settings
         return {"id": s.id, "code": s.code, "preset": s.preset, "rules": s.rules.to_dict(),
