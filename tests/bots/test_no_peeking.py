@@ -20,8 +20,12 @@ import baohuang as bh
 from baohuang import Game
 from baohuang.bots import bot_names, make_bot
 
-#: the bots under test, the search bot with a small budget
-BOTS = [f"{name}-60" if name == "search" else name for name in bot_names()]
+#: the bots under test, the searching ones with a small playout budget: the
+#: difficulty levels 困难 hard and 大师 expert are the ``belief`` search with a
+#: think time, which a test must not depend on, so ``belief-60`` stands for them
+SMALL = {"search": "search-60", "belief": "belief-60", "hard": "belief-60",
+         "expert": "belief-60"}
+BOTS = list(dict.fromkeys(SMALL.get(name, name) for name in bot_names()))
 
 
 class Peeked(AssertionError):

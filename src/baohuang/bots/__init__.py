@@ -17,10 +17,12 @@ from .base import BOTS, Bot, bot_names, is_bot, make_bot, register, register_bud
 from .heuristic import HeuristicBot
 from .hosted import HostedBot, hosted_action
 from .random_bot import RandomBot
+from .search.belief_search import BeliefSearchBot
 from .search.search import SearchBot
 
 __all__ = [
            "BOTS",
+           "BeliefSearchBot",
            "Bot",
            "HeuristicBot",
            "HostedBot",

@@ -43,7 +43,13 @@ points per game (95% interval ±2.0) below heuristic in the same seat, over
 defend worse than real ones, overrate playing alone.
 
 The budget is ``iterations`` playouts per decision (deterministic given the
-seed and the view), or ``time_limit`` seconds when given.
+seed and the view), or ``time_limit`` seconds when given: the search is
+anytime, measured by ``clock`` (``time.perf_counter`` by default; tests
+inject a clock of their own so that nothing depends on the machine) from the
+moment :meth:`~SearchBot.choose` is called, the anchor's answer and the
+sampler's set-up included.  Deals come from :meth:`SearchBot.sampler`
+(:class:`~.sampler.DealSampler`; the ``belief`` bot of
+:mod:`.belief_search` draws them from :class:`~baohuang.bots.belief.Belief`).
 
 >>> import baohuang as bh
 >>> from baohuang.bots import make_bot
@@ -62,7 +68,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ...engine.actions import Action, ActionKind
 from ...engine.cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
@@ -91,6 +97,15 @@ DEFAULT_MAX_ARMS = 12
 #: declining, 明独 only from about 4 points (the greedy rebels of a playout
 #: work together worse than real ones).
 SOLO_BIAS: dict[ActionKind, float] = {ActionKind.STEAL: 7.0, ActionKind.SOLO_OPEN: 4.0}
+
+
+class Deals(Protocol):
+    """Where a search draws its deals from: a :class:`~.sampler.DealSampler`
+    or anything else with its ``rules`` and ``sample``."""
+
+    rules: RuleSet
+
+    def sample(self, rng: random.Random) -> World: ...
 
 
 @dataclass(slots=True)
@@ -161,7 +176,8 @@ class SearchBot:
                  anchor: str | None = "heuristic", z: float = 1.0, caution: float = 1.0,
                  role_search: bool = False, solo_search: bool = False,
                  stop: float | None = None,
-                 policy: RolloutPolicy | None = None) -> None:
+                 policy: RolloutPolicy | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
         if time_limit is not None and time_limit <= 0:
@@ -178,6 +194,8 @@ class SearchBot:
         self.stop = stop
         self.z = z
         self.policy = policy or RolloutPolicy()
+        self.clock = clock
+        self._start = 0.0
         if anchor == self.name:
             raise ValueError("the search bot cannot anchor on itself")
         self._anchor: Bot | None = None if anchor is None else make_bot(anchor, seed)
@@ -193,6 +211,7 @@ class SearchBot:
             raise ValueError("no legal action to choose from")
         self.last_playouts = 0
         self.last_arms = []
+        self._start = self.clock()
         if len(legal) == 1 or view.seat is None:
             return legal[0]
         playing_alone = view.solo is not None and view.seat == view.emperor
@@ -202,7 +221,7 @@ class SearchBot:
                 return self._anchor.choose(view, legal)
             return hosted_action(view, legal)
         try:
-            sampler = DealSampler(view)
+            sampler = self.sampler(view)
         except SamplerError:
             return hosted_action(view, legal)
         rules = sampler.rules
@@ -216,9 +235,13 @@ class SearchBot:
             return self._choose_play(view, legal, anchor, sampler, sim, rng)
         return self._choose_role(view, legal, anchor, sampler, sim, rng)
 
+    def sampler(self, view: View) -> Deals:
+        """The deals this search draws for ``view`` (consistent with it)."""
+        return DealSampler(view)
+
     # -- play phase ------------------------------------------------------------------
     def _choose_play(self, view: View, legal: Sequence[Action], anchor: Action | None,
-                     sampler: DealSampler, sim: Simulator, rng: random.Random) -> Action:
+                     sampler: Deals, sim: Simulator, rng: random.Random) -> Action:
         if anchor is not None and anchor.kind is A.PLAY and len(anchor.cards) == len(view.hand):
             return anchor       # going out: nothing to weigh
         arms = self._play_arms(view, legal, sampler.rules, anchor)
@@ -283,7 +306,7 @@ class SearchBot:
 
     # -- role phase --------------------------------------------------------------------
     def _choose_role(self, view: View, legal: Sequence[Action], anchor: Action | None,
-                     sampler: DealSampler, sim: Simulator, rng: random.Random) -> Action:
+                     sampler: Deals, sim: Simulator, rng: random.Random) -> Action:
         me = view.seat
         assert me is not None
         if anchor is None:
@@ -336,13 +359,13 @@ class SearchBot:
 
     # -- the root bandit -------------------------------------------------------------------
     def _halving(self, arms: list[_Arm], keep: _Arm | None, make_root: Callable[[World], Any],
-                 evaluate: Callable[[_Arm, Any, int], float], sampler: DealSampler,
+                 evaluate: Callable[[_Arm, Any, int], float], sampler: Deals,
                  rng: random.Random) -> _Arm:
         """Successive halving over ``arms`` with common deals and rollout seeds;
         ``keep`` is never dropped.  Returns the best surviving arm."""
         alive = list(arms)
         rounds = max(1, math.ceil(math.log2(len(alive))))
-        start = time.perf_counter()
+        start = self._start
         playouts = deal = 0
         for rnd in range(rounds):
             if self.time_limit is None:
@@ -353,7 +376,7 @@ class SearchBot:
                 deadline = start + self.time_limit * (rnd + 1) / rounds
             done = 0
             misses = 0
-            while done < worlds and (done == 0 or time.perf_counter() < deadline):
+            while done < worlds and (done == 0 or self.clock() < deadline):
                 world = sampler.sample(rng)
                 seed = rng.getrandbits(32)
                 root = make_root(world)
