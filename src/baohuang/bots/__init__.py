@@ -16,16 +16,19 @@ from __future__ import annotations
 from .base import BOTS, Bot, bot_names, is_bot, make_bot, register, register_budget
 from .heuristic import HeuristicBot
 from .hosted import HostedBot, hosted_action
+from .levels import LEVELS, Level
 from .random_bot import RandomBot
 from .search.belief_search import BeliefSearchBot
 from .search.search import SearchBot
 
 __all__ = [
            "BOTS",
+           "LEVELS",
            "BeliefSearchBot",
            "Bot",
            "HeuristicBot",
            "HostedBot",
+           "Level",
            "RandomBot",
            "SearchBot",
            "bot_names",

@@ -1,0 +1,147 @@
+"""Difficulty levels offered to players: 简单 / 普通 / 困难 / 大师.
+
+Each level is a registered bot (its name is what a table's seat, the lobby's
+choice and ``baohuang tournament --bots`` take) with a label in Chinese and
+English and a think time per move:
+
+========  ======  ======  =========================================================
+name      zh      en      play
+========  ======  ======  =========================================================
+easy      简单    Easy    ``heuristic``, but a third of its plays is a legal play
+                          at random (:data:`EASY_SLIP`)
+normal    普通    Normal  ``heuristic`` (rules of thumb, Guard inference)
+hard      困难    Hard    ``belief`` search, :data:`HARD_THINK` s a move
+expert    大师    Expert  ``belief`` search, :data:`EXPERT_THINK` s a move
+========  ======  ======  =========================================================
+
+The search levels think for a fixed time measured by their own clock (never
+the engine's), so their games are not reproducible move for move; ``hard-N``
+and ``expert-N`` are the same bots with ``N`` milliseconds a move (the
+ladder of ``bench/bots.py`` runs them scaled down on a busy machine).
+
+>>> from baohuang.bots import make_bot
+>>> [level.name for level in LEVELS]
+['easy', 'normal', 'hard', 'expert']
+>>> label("expert", "zh"), label("expert", "en")
+('大师', 'Expert')
+>>> make_bot("expert-50", seed=2).time_limit
+0.05
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ..engine.actions import Action, ActionKind
+from ..engine.state import Stage
+from ..engine.views import View
+from .base import Bot, register, register_budget
+from .heuristic import HeuristicBot
+from .search.belief_search import BeliefSearchBot
+
+__all__ = ["EASY_SLIP", "EXPERT_THINK", "HARD_THINK", "LEVELS", "EasyBot", "Level", "label",
+           "level_bot"]
+
+#: Share of the easy level's plays made at random.
+EASY_SLIP: Final = 1 / 3
+#: Think time of the hard level, seconds a move.
+HARD_THINK: Final = 0.25
+#: Think time of the expert level, seconds a move (its p99 stays under 1 s).
+EXPERT_THINK: Final = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One difficulty level: the bot's name, its labels and think time."""
+
+    name: str
+    zh: str
+    en: str
+    think: float        # seconds a move (0: no search)
+    about_zh: str
+    about_en: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "zh": self.zh, "en": self.en, "think": self.think,
+                "about_zh": self.about_zh, "about_en": self.about_en}
+
+
+LEVELS: Final = (
+    Level("easy", "简单", "Easy", 0.0, "按常规出牌，但常有随手之着",
+          "plays by rules of thumb, with frequent careless plays"),
+    Level("normal", "普通", "Normal", 0.0, "按常规出牌，会猜保",
+          "plays by rules of thumb and guesses the Guard"),
+    Level("hard", "困难", "Hard", HARD_THINK, f"推断各家手牌后搜索，每步约 {HARD_THINK:g} 秒",
+          f"infers the hidden hands and searches, about {HARD_THINK:g} s a move"),
+    Level("expert", "大师", "Expert", EXPERT_THINK,
+          f"推断各家手牌后深入搜索，每步约 {EXPERT_THINK:g} 秒",
+          f"infers the hidden hands and searches deeper, about {EXPERT_THINK:g} s a move"),
+)
+
+
+def label(name: str, lang: str = "en") -> str:
+    """A level's label in ``lang`` (``zh`` or ``en``); other names as they are."""
+    for level in LEVELS:
+        if level.name == name:
+            return level.zh if lang == "zh" else level.en
+    return name
+
+
+@register("easy")
+class EasyBot:
+    """``heuristic`` with slips: in the play phase, with probability
+    ``slip``, a legal play at random instead (never a pass when it could
+    go out, never in the role phase)."""
+
+    name = "easy"
+
+    def __init__(self, seed: int = 0, *, slip: float = EASY_SLIP) -> None:
+        self.seed = seed
+        self.slip = slip
+        self._rng = random.Random(f"easy/{seed}")
+        self._heuristic = HeuristicBot(seed)
+
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
+        answer = self._heuristic.choose(view, legal)
+        if view.stage is not Stage.PLAY or len(legal) == 1:
+            return answer
+        if answer.kind is ActionKind.PLAY and len(answer.cards) == len(view.hand):
+            return answer                       # going out
+        if self._rng.random() < self.slip:
+            return legal[self._rng.randrange(len(legal))]
+        return answer
+
+
+@register("normal")
+def normal(seed: int) -> Bot:
+    return HeuristicBot(seed)
+
+
+def level_bot(seed: int, think: float) -> BeliefSearchBot:
+    """The belief search thinking ``think`` seconds a move."""
+    return BeliefSearchBot(seed, time_limit=think)
+
+
+@register("hard")
+def hard(seed: int) -> Bot:
+    return level_bot(seed, HARD_THINK)
+
+
+@register("expert")
+def expert(seed: int) -> Bot:
+    return level_bot(seed, EXPERT_THINK)
+
+
+@register_budget("hard")
+def hard_ms(seed: int, ms: int) -> Bot:
+    """``hard-N``: the hard level thinking ``N`` ms a move."""
+    return level_bot(seed, ms / 1000)
+
+
+@register_budget("expert")
+def expert_ms(seed: int, ms: int) -> Bot:
+    """``expert-N``: the expert level thinking ``N`` ms a move."""
+    return level_bot(seed, ms / 1000)
