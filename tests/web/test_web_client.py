@@ -976,9 +976,9 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser, se
             "() => document.querySelectorAll('[data-testid=quick-bot] option').length >= 3")
         options = page.get_by_test_id("quick-bot").locator("option")
         values = [o.get_attribute("value") for o in options.all()]
-        assert "hosted" not in values and values[:2] == ["random", "heuristic"]
-        assert [o.inner_text() for o in options.all()][:2] == ["简单", "普通"]
-        assert page.get_by_test_id("quick-bot").input_value() == "heuristic"
+        assert "hosted" not in values and values == ["easy", "normal", "hard", "expert"]
+        assert [o.inner_text() for o in options.all()] == ["简单", "普通", "困难", "大师"]
+        assert page.get_by_test_id("quick-bot").input_value() == "normal"
         start_vs_bots(page)
         levels = page.get_by_test_id("bot-level")
         assert levels.count() == 4 and {x.inner_text() for x in levels.all()} == {"普通"}

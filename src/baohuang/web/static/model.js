@@ -18,10 +18,11 @@ export function seatInfo(table, seat) {
   };
 }
 
-// The bots offered as opponents, weakest first, each named by its strength; the
-// pass-only 托管 policy (bot "hosted") plays for absent people and is never offered.
-export const BOT_LEVELS = ['random', 'heuristic', 'search'];
-export const DEFAULT_BOT = 'heuristic';
+// The bots offered as opponents: the difficulty levels (baohuang.bots.levels),
+// weakest first; the pass-only 托管 policy (bot "hosted") plays for absent people
+// and is never offered.
+export const BOT_LEVELS = ['easy', 'normal', 'hard', 'expert'];
+export const DEFAULT_BOT = 'normal';
 
 export function opponentBots(known) {
   const names = known || BOT_LEVELS;

@@ -121,10 +121,14 @@ export default {
   val_scoring_wurenju: 'win / draw / loss',
 
   bot_hosted: 'Auto-play',
-  bot_random: 'Easy',
+  bot_easy: 'Easy',
+  bot_normal: 'Normal',
+  bot_hard: 'Hard',
+  bot_expert: 'Expert',
+  bot_random: 'Random',
   bot_heuristic: 'Normal',
   bot_greedy: 'Greedy',
-  bot_search: 'Hard',
+  bot_search: 'Search',
   bot_name: 'Bot {n}',
 
   // table

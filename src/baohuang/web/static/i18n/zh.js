@@ -121,10 +121,14 @@ export default {
   val_scoring_wurenju: '五人局胜平负',
 
   bot_hosted: '托管',
-  bot_random: '简单',
+  bot_easy: '简单',
+  bot_normal: '普通',
+  bot_hard: '困难',
+  bot_expert: '大师',
+  bot_random: '随机',
   bot_heuristic: '普通',
   bot_greedy: '贪心型',
-  bot_search: '困难',
+  bot_search: '搜索',
   bot_name: '电脑{n}',
 
   // table
