@@ -71,6 +71,11 @@ class ServerConfig:
     login_rate_address: str = "60/minute"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
+    #: a table with no player connected and no move for this long is dissolved (reason
+    #: ``idle``) and leaves the lobby; its finished games stay stored
+    table_idle: float = 3600.0
+    #: watchers one table takes at a time (seated players do not count)
+    watchers_per_table: int = 50
     #: WebSocket keep-alive pings
     ping_interval: float = 20.0
     #: permessage-deflate: off by default — event messages are a few hundred bytes, and

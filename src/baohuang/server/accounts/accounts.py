@@ -7,6 +7,10 @@ form of a user (with level and rating).
 Traceback (most recent call last):
 ...
 baohuang.server.accounts.accounts.AccountError: bad_name: a name has 1 to 24 characters
+>>> check_name("ß" * 13)
+Traceback (most recent call last):
+...
+baohuang.server.accounts.accounts.AccountError: bad_name: a name has at most 24 ...
 >>> len(new_token()) > 30, token_digest("abc") == token_digest("abc")
 (True, True)
 """
@@ -63,6 +67,9 @@ def check_name(name: object) -> str:
         raise AccountError("bad_name", f"a name has 1 to {MAX_NAME} characters")
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         raise AccountError("bad_name", "a name may not contain control characters")
+    if len(name.casefold()) > MAX_NAME:     # (the stored key: "ß" is "ss" without case)
+        raise AccountError("bad_name", f"a name has at most {MAX_NAME} characters "
+                           "when case is ignored")
     return name
 
 

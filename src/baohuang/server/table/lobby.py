@@ -314,16 +314,35 @@ class Lobby:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def _sweep(self) -> None:
+        cfg = self.config
         while True:
-            await asyncio.sleep(min(60.0, max(1.0, self.config.keep_finished / 4)))
+            await asyncio.sleep(min(60.0, max(0.05, min(cfg.keep_finished, cfg.table_idle) / 4)))
             now = time.monotonic()
             for table in list(self.tables.values()):
                 if (table.finished_at is not None
-                        and now - table.finished_at > self.config.keep_finished
+                        and now - table.finished_at > cfg.keep_finished
                         and not table.conns()):
                     await table.stop()
-                    self.tables.pop(table.id, None)
-                    self.codes.pop(table.settings.code, None)
+                    self._remove(table)
+                elif table.status in ("open", "playing"):
+                    since = table.idle_since()
+                    if since is not None and now - since > cfg.table_idle:
+                        await self.expire(table)
+
+    async def expire(self, table: Table) -> None:
+        """Close a table nobody plays at (``ServerConfig.table_idle``): it is dissolved
+        (reason ``idle``) and leaves the lobby; the games it finished stay stored."""
+        await table.stop()
+        log.info("table %s: idle, dissolved", table.id)
+        table.status, table.dissolved_reason, table.dissolved_by = "dissolved", "idle", []
+        table.finished_at = time.monotonic()
+        await self.storage.update_table(table.id, status="dissolved", finished=time.time())
+        table.broadcast_table()           # (its watchers see why)
+        self._remove(table)
+
+    def _remove(self, table: Table) -> None:
+        self.tables.pop(table.id, None)
+        self.codes.pop(table.settings.code, None)
 
     async def close(self) -> None:
         if self._sweeper is not None:

@@ -133,6 +133,11 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
                                       away_since=None)
         conn.seat = seat_index
         await table.save_seats()
+    elif len(table.watchers) >= table.config.watchers_per_table:
+        conn.table = None
+        conn.error("too_many_watchers", f"this table has {len(table.watchers)} watchers, "
+                   "as many as it takes: try again later", "join")
+        return
     else:
         table.watchers.add(conn)
     table.broadcast_table()

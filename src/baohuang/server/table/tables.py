@@ -86,6 +86,11 @@ class Table:
         self._recovering = False
         #: why the match ended early: the seats still on 托管 when a game ended
         self.dissolved_by: list[int] = []
+        #: why the table was dissolved: ``hosted`` (a game ended with a seat on 托管) or
+        #: ``idle`` (nobody played or was connected for ``ServerConfig.table_idle``)
+        self.dissolved_reason = "hosted"
+        #: when a move was last made (monotonic seconds; at first: when the table was made)
+        self.moved_at = time.monotonic()
         #: whether the last finished game was scored (``None``: none finished yet)
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
@@ -211,6 +216,7 @@ class Table:
             self.match.game = Game.from_record(record)
             raise IllegalAction("the server could not store this action; try again") from None
         self.moves += 1
+        self.moved_at = time.monotonic()
         self.broadcast_events(before)
         if self._hidden_pending and game.stage is not Stage.GUARD:
             self._hidden_pending = False
@@ -478,7 +484,8 @@ class Table:
                 if self.match is not None else 0,
                 "totals": list(self.totals), "deadline": self.deadline(),
                 "created": s.created,
-                "dissolved": {"reason": "hosted", "seats": list(self.dissolved_by)}
+                "dissolved": {"reason": self.dissolved_reason,
+                              "seats": list(self.dissolved_by)}
                 if self.status == "dissolved" else None,
                 "last_scored": self.last_scored, "rematch": self.rematch}
 
@@ -496,6 +503,19 @@ class Table:
             if seat is not None and seat.user_id == user_id:
                 return index
         return None
+
+    def idle_since(self) -> float | None:
+        """Since when (monotonic seconds) no player has been connected and no move made;
+        ``None`` while a player is connected."""
+        since = self.moved_at
+        for seat in self.seats:
+            if seat is None or seat.is_bot:
+                continue
+            if seat.conn is not None:
+                return None
+            if seat.away_since is not None:
+                since = max(since, seat.away_since)
+        return since
 
     def five_seated(self) -> bool:
         return all(seat is not None for seat in self.seats)
