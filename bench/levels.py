@@ -1,0 +1,200 @@
+"""The difficulty ladder: every level against the one below it, in one command.
+
+Runs the levels of ``baohuang.bots.levels`` (简单 easy < 普通 normal < 困难
+hard < 大师 expert) in duplicate play, each pair of neighbours over
+``--deals`` deals (every deal played 10 times: the upper bot alone in each
+seat against four copies of the lower one and the other way round, so the
+seats rotate through both bots), then the strongest level against today's
+``search`` and against ``heuristic`` (the issue's target), and writes
+``bench/bots.md``: per step the mean score a game with its 95% interval,
+win rates, the split by role, think time per move (p50/p99), the Guard
+inference's accuracy by round (from the tournaments), openskill
+(Plackett–Luce) ratings of all the bots from the same deals, and the belief
+model's accuracy table of ``bench/belief.py``.
+
+A full run (2,000 deals a step, the levels' own think times) takes days on
+one core; ``--think-scale S`` multiplies the think times (``hard-N`` and
+``expert-N`` are the levels thinking ``N`` ms a move) and ``--search`` picks
+the reference search budget, so a small run shows the command works:
+
+    nice -n 19 python bench/levels.py --deals 6 --think-scale 0.05 --search search-100
+    python bench/levels.py                      # the full ladder (see bench/bots.md)
+
+Deals are cached as in ``bench/bots.py`` (``--cache``, ``--no-cache``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from belief import measure
+from belief import render as render_belief
+from bots import CACHE, Cache, Step, StepResult, code_note, render, run_step
+from openskill.models import PlackettLuce
+
+from baohuang.bots.levels import EXPERT_THINK, HARD_THINK, LEVELS
+from baohuang.engine.rules import RuleSet
+from baohuang.tournament.execute import default_jobs
+from baohuang.tournament.records import DealResult
+
+DEFAULT_DEALS = 2000
+OUT = Path(__file__).with_name("bots.md")
+
+
+def level_names(scale: float) -> dict[str, str]:
+    """Bot names of the levels at ``scale`` times their think time."""
+    if scale == 1.0:
+        return {lv.name: lv.name for lv in LEVELS}
+    return {"easy": "easy", "normal": "normal",
+            "hard": f"hard-{max(1, round(HARD_THINK * 1000 * scale))}",
+            "expert": f"expert-{max(1, round(EXPERT_THINK * 1000 * scale))}"}
+
+
+def ladder(names: dict[str, str], search: str, deals: int) -> list[Step]:
+    order = [names[lv.name] for lv in LEVELS]
+    steps = [Step(up, low, deals) for low, up in itertools.pairwise(order)]
+    top = order[-1]
+    steps.append(Step(top, search, deals))
+    steps.append(Step(top, "heuristic", deals))
+    return steps
+
+
+@dataclass(slots=True)
+class Rated:
+    mu: float
+    sigma: float
+    matches: int = 0
+
+
+def openskill_ratings(steps: list[tuple[Step, list[DealResult]]]) -> dict[str, Rated]:
+    """Plackett–Luce ratings from the deals: each deal of a step is one match
+    between its two bots, won by the one whose seats scored more a game
+    over the deal's games (equal: a draw); steps in order, deals in order."""
+    model = PlackettLuce()
+    ratings: dict[str, Rated] = {}
+    for step, results in steps:
+        for bot in (step.upper, step.lower):
+            ratings.setdefault(bot, Rated(model.rating().mu, model.rating().sigma))
+        for r in results:
+            totals: list[float] = [0.0, 0.0]   # bot 0 is the upper one, 1 the lower
+            seats: list[int] = [0, 0]
+            for g in r.games:
+                for who, score in zip(g.lineup, g.scores, strict=True):
+                    totals[who] += score
+                    seats[who] += 1
+            mean = [t / n if n else 0.0 for t, n in zip(totals, seats, strict=True)]
+            a, b = ratings[step.upper], ratings[step.lower]
+            if mean[0] > mean[1]:
+                ranks = [1.0, 2.0]
+            elif mean[0] < mean[1]:
+                ranks = [2.0, 1.0]
+            else:
+                ranks = [1.0, 1.0]
+            new = model.rate([[model.rating(mu=a.mu, sigma=a.sigma)],
+                              [model.rating(mu=b.mu, sigma=b.sigma)]], ranks=ranks)
+            a.mu, a.sigma = float(new[0][0].mu), float(new[0][0].sigma)
+            b.mu, b.sigma = float(new[1][0].mu), float(new[1][0].sigma)
+            a.matches += 1
+            b.matches += 1
+    return ratings
+
+
+def render_ratings(ratings: dict[str, Rated], names: dict[str, str]) -> str:
+    labels = {names[lv.name]: f"{lv.zh} / {lv.en}" for lv in LEVELS}
+    lines = ["## Openskill ratings", "",
+             "Plackett–Luce (openskill) ratings from the same deals: each deal of a step is a "
+             "match between its two bots, won by the one whose seats scored more a game "
+             "over the deal's 10 games.  *ordinal* is μ − 3σ; the interval is μ ± 1.96σ.",
+             "", "| bot | level | μ | σ | 95% interval | ordinal | deals |",
+             "|---|---|---|---|---|---|---|"]
+    for name, r in sorted(ratings.items(), key=lambda kv: -kv[1].mu):
+        lines.append(f"| {name} | {labels.get(name, '—')} | {r.mu:.2f} | {r.sigma:.2f} | "
+                     f"[{r.mu - 1.96 * r.sigma:.2f}, {r.mu + 1.96 * r.sigma:.2f}] | "
+                     f"{r.mu - 3 * r.sigma:.2f} | {r.matches} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--deals", type=int, default=DEFAULT_DEALS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument("--rules", default="shandong")
+    parser.add_argument("--think-scale", type=float, default=1.0, metavar="S",
+                        help="multiply the levels' think times by S (default 1)")
+    parser.add_argument("--search", default="search",
+                        help="today's search bot to compare the top level with "
+                             "(default search: 1,000 playouts a move)")
+    parser.add_argument("--inference-every", type=int, default=10, metavar="K")
+    parser.add_argument("--belief-games", type=int, default=150,
+                        help="games of the belief accuracy table (0: keep the table "
+                             "already in the file)")
+    parser.add_argument("--cache", type=Path, default=CACHE)
+    parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    rules = RuleSet.preset(args.rules)
+    code = code_note()
+    cache = Cache(None if args.no_cache else args.cache)
+    names = level_names(args.think_scale)
+    steps = ladder(names, args.search, args.deals)
+    command = "python bench/levels.py " + " ".join(shlex.quote(a) for a in (
+        argv if argv is not None else sys.argv[1:]))
+    kept = _belief_section(args.out) if args.belief_games == 0 else None
+    results: list[StepResult] = []
+    rated: list[tuple[Step, list[DealResult]]] = []
+    for i, step in enumerate(steps):
+        res = run_step(step, args.seed, rules, args.jobs, args.inference_every, cache)
+        results.append(res)
+        rated.append((step, list(res.deals)))
+        pending = [f"{s.upper} vs {s.lower}" for s in steps[i + 1:]]
+        text = render(results, command.strip(), args.seed, args.jobs, rules, code, pending,
+                      _notes(names, args), title="Bot difficulty ladder",
+                      script="bench/levels.py")
+        args.out.write_text(text + "\n" + render_ratings(openskill_ratings(rated), names)
+                            + ("\n" + kept if kept else ""))
+        if res.report is not None:
+            pair = res.report.pairs[f"{step.upper} vs {step.lower}"]
+            print(f"{step.upper} vs {step.lower}: mean {pair.mean:+.3f} "
+                  f"CI {pair.ci95}, {res.seconds:.0f} s", flush=True)
+    if args.belief_games:
+        start = time.perf_counter()
+        rows = measure(args.belief_games, args.seed, "heuristic", 4, 16, rules)
+        belief = render_belief(rows, f"python bench/belief.py --games {args.belief_games} "
+                                     f"--seed {args.seed}", time.perf_counter() - start)
+        with args.out.open("a") as f:
+            f.write("\n" + belief)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _belief_section(path: Path) -> str | None:
+    from belief import section
+    return section(path)
+
+
+def _notes(names: dict[str, str], args: argparse.Namespace) -> list[str]:
+    levels = ", ".join(f"`{names[lv.name]}` {lv.zh} / {lv.en}" for lv in LEVELS)
+    out = ["", f"**Levels** (weakest first): {levels}.  `easy` is `heuristic` with a third of "
+           "its plays at random; `normal` is `heuristic`; `hard` and `expert` are the "
+           "`belief` search (deals drawn from `baohuang.bots.belief`) thinking "
+           f"{HARD_THINK:g} s and {EXPERT_THINK:g} s a move by their own clock."]
+    if args.think_scale != 1.0:
+        out += ["", f"**Scaled run**: think times × {args.think_scale:g} (`hard-N`, "
+                "`expert-N`: N ms a move) and the reference search is "
+                f"`{args.search}`, so that the whole ladder fits in a short run on a shared "
+                "machine; the levels as players meet them think the full times."]
+    out += ["", "Think-time bots are not reproducible move for move (how far a search "
+            "gets depends on the machine and its load); the scores of `easy` and "
+            "`normal` are."]
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The difficulty ladder script (``bench/levels.py``): neighbouring levels in
+order, the top level against today's search and heuristic, openskill ratings
+that follow the deals' winners, and one file with every table."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from baohuang import RuleSet
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def levels() -> Iterator[ModuleType]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        # bench/levels.py, which imports bench/bots.py and bench/belief.py
+        yield importlib.import_module("levels")
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+
+
+def test_the_ladder_climbs_the_levels_then_meets_search_and_heuristic(
+        levels: ModuleType) -> None:
+    names = levels.level_names(0.1)
+    assert names == {"easy": "easy", "normal": "normal", "hard": "hard-25",
+                     "expert": "expert-80"}
+    steps = levels.ladder(names, "search-100", 7)
+    assert [(s.upper, s.lower) for s in steps] == [
+        ("normal", "easy"), ("hard-25", "normal"), ("expert-80", "hard-25"),
+        ("expert-80", "search-100"), ("expert-80", "heuristic")]
+    assert all(s.format == "duplicate" and s.deals == 7 for s in steps)
+    assert levels.level_names(1.0)["expert"] == "expert"
+
+
+def test_ratings_follow_who_scored_more_in_each_deal(levels: ModuleType,
+                                                     tmp_path: Path) -> None:
+    bots = sys.modules["bots"]          # bench/bots.py, imported by bench/levels.py
+    rules = RuleSet.preset("shandong")
+    step = bots.Step("normal", "easy", 4)
+    result = bots.run_step(step, 3, rules, 1, 10, bots.Cache(tmp_path / "cache.jsonl"))
+    assert len(result.deals) == 4
+    ratings = levels.openskill_ratings([(step, list(result.deals))])
+    wins = 0
+    for deal in result.deals:
+        mine = [s for g in deal.games for who, s in zip(g.lineup, g.scores, strict=True)
+                if who == 0]
+        theirs = [s for g in deal.games for who, s in zip(g.lineup, g.scores, strict=True)
+                  if who == 1]
+        wins += sum(mine) / len(mine) > sum(theirs) / len(theirs)
+    normal, easy = ratings["normal"], ratings["easy"]
+    assert normal.matches == easy.matches == 4
+    if wins > 2:
+        assert normal.mu > easy.mu
+    elif wins < 2:
+        assert normal.mu < easy.mu
+    text = levels.render_ratings(ratings, levels.level_names(1.0))
+    assert "| normal | 普通 / Normal |" in text and "| easy | 简单 / Easy |" in text
