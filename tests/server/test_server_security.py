@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
+import typing
 from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,7 +24,8 @@ from baohuang.bots import hosted_action
 from baohuang.client import Client, view_from_dict
 from baohuang.server.config import ServerConfig
 from baohuang.server.harness import ServerProcess, ServerThread
-from baohuang.server.wire.protocol import CLIENT_TYPES
+from baohuang.server.transport.api import routes as API_ROUTES
+from baohuang.server.wire.protocol import CLIENT_TYPES, ClientMessage
 
 
 @pytest.fixture(scope="module")
@@ -319,8 +323,11 @@ _json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                 max_size=4),
     max_leaves=12)
-_field_names = st.sampled_from(["table", "as", "version", "seat", "bot", "action", "on",
-                                "kind", "cards", "x"])
+#: every field of every client message (as the protocol module defines them), and a few
+#: that none has
+_MESSAGE_FIELDS = sorted({f.encode_name for kind in typing.get_args(ClientMessage)
+                          for f in msgspec.structs.fields(kind)} | {"kind", "cards", "x"})
+_field_names = st.sampled_from(_MESSAGE_FIELDS)
 
 
 @st.composite
@@ -342,20 +349,29 @@ def _frames(draw: st.DrawFn) -> str | bytes:
     return draw(st.binary(max_size=200))
 
 
-_PATHS = ["/api/guest", "/api/register", "/api/login", "/api/logout", "/api/me",
-          "/api/users/{n}", "/api/leaderboard", "/api/levels", "/api/rules", "/api/tables",
-          "/api/tables/{s}", "/api/quickplay", "/api/history?limit={s}",
-          "/api/games/{n}/replay"]
+#: every endpoint of the API (as the server defines them) with its methods
+_ENDPOINTS = sorted({(route.path, method) for route in API_ROUTES
+                     for method in (route.methods or {"GET"}) if method != "HEAD"})
+#: every field a request body or query of docs/protocol.md §2 names, and one none does
+_BODY_FIELDS = ["name", "password", "new_password", "preset", "options", "timeout", "games",
+                "bots", "autostart", "seed", "practice", "counter", "private", "limit",
+                "offset", "optional", "x"]
 
 
 @st.composite
 def _requests(draw: st.DrawFn) -> tuple[str, str, bytes, dict[str, str]]:
-    method = draw(st.sampled_from(["GET", "POST", "PUT", "DELETE"]))
-    path = draw(st.sampled_from(_PATHS)).format(
-        n=draw(st.integers(min_value=-HUGE, max_value=HUGE)),
-        s=draw(st.text(alphabet=st.characters(codec="ascii", categories=["L", "N"]),
-                       max_size=50)))
+    path, method = draw(st.sampled_from(_ENDPOINTS))
+    if draw(st.booleans()):
+        method = draw(st.sampled_from(["GET", "POST", "PUT", "DELETE"]))
+    word = st.text(alphabet=st.characters(codec="ascii", categories=["L", "N"]), max_size=50)
+    path = re.sub(r"\{\w+\}", lambda _: str(draw(
+        st.one_of(st.integers(min_value=-HUGE, max_value=HUGE), word))), path)
+    query = draw(st.dictionaries(st.sampled_from(_BODY_FIELDS), word, max_size=2))
+    if query:
+        path += "?" + "&".join(f"{k}={v}" for k, v in query.items())
     body = draw(st.one_of(_json_values.map(lambda v: json.dumps(v).encode()),
+                          st.dictionaries(st.sampled_from(_BODY_FIELDS), _json_values,
+                                          max_size=4).map(lambda v: json.dumps(v).encode()),
                           st.binary(max_size=100),
                           st.integers(100, 5000).map(lambda d: b"[" * d + b"]" * d)))
     kind = draw(st.sampled_from(["application/json", "text/plain", ""]))
