@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         rated.append((step, list(res.deals)))
         pending = [f"{s.upper} vs {s.lower}" for s in steps[i + 1:]]
         text = render(results, command.strip(), args.seed, args.jobs, rules, code, pending,
-                      _notes(names, args), title="Bot difficulty ladder",
+                      _notes(names, args, results), title="Bot difficulty ladder",
                       script="bench/levels.py")
         args.out.write_text(text + "\n" + render_ratings(openskill_ratings(rated), names)
                             + ("\n" + kept if kept else ""))
@@ -179,7 +179,25 @@ def _belief_section(path: Path) -> str | None:
     return section(path)
 
 
-def _notes(names: dict[str, str], args: argparse.Namespace) -> list[str]:
+def full_run_hours(results: list[StepResult], scale: float,
+                   deals: int = DEFAULT_DEALS) -> float:
+    """A rough estimate of the full ladder's hours on one core from a scaled
+    run: each step's worker seconds a deal times ``deals``, divided by
+    ``scale`` for steps with a searching bot (their time is nearly all think
+    time, which grows with the scale's inverse)."""
+    total = 0.0
+    for r in results:
+        if r.report is None or not r.step.deals:
+            continue
+        per_deal = r.seconds / r.step.deals
+        searching = any(b.split("-", 1)[0] in ("hard", "expert", "search", "belief")
+                        for b in (r.step.upper, r.step.lower))
+        total += per_deal * deals / (scale if searching and scale > 0 else 1.0)
+    return total / 3600
+
+
+def _notes(names: dict[str, str], args: argparse.Namespace,
+           results: list[StepResult]) -> list[str]:
     levels = ", ".join(f"`{names[lv.name]}` {lv.zh} / {lv.en}" for lv in LEVELS)
     out = ["", f"**Levels** (weakest first): {levels}.  `easy` is `heuristic` with a third of "
            "its plays at random; `normal` is `heuristic`; `hard` and `expert` are the "
@@ -189,7 +207,14 @@ def _notes(names: dict[str, str], args: argparse.Namespace) -> list[str]:
         out += ["", f"**Scaled run**: think times × {args.think_scale:g} (`hard-N`, "
                 "`expert-N`: N ms a move) and the reference search is "
                 f"`{args.search}`, so that the whole ladder fits in a short run on a shared "
-                "machine; the levels as players meet them think the full times."]
+                "machine; the levels as players meet them think the full times.  "
+                "Under load a think-time bot gets less of a core in the same time, so "
+                "these numbers understate the search levels.",
+                "", f"**Full-size estimate**: from this run's worker seconds a deal, the "
+                f"full ladder ({DEFAULT_DEALS:,} deals a step at the levels' own think "
+                f"times) would take about {full_run_hours(results, args.think_scale):,.0f} "
+                "hours of one core (steps still to come not counted), so it is meant for "
+                "a dedicated machine: `nice -n 19 python bench/levels.py --jobs N`."]
     out += ["", "Think-time bots are not reproducible move for move (how far a search "
             "gets depends on the machine and its load); the scores of `easy` and "
             "`normal` are."]
