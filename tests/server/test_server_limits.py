@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import Raw, raw_play
+from server_support import FAST, Raw, raw_play, running_server
 
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
@@ -185,3 +185,27 @@ def test_stored_names_and_passwords_are_bounded(tmp_path: Path) -> None:
             assert (answer.status_code, answer.json()["error"]["code"]) == (400, code), body
         assert httpx.post(server.url + "/api/register",
                           json={"name": "ß" * 12, "password": "plum rain 9"}).status_code == 201
+
+
+def test_the_limits_are_options_of_baohuang_serve(tmp_path: Path) -> None:
+    """``baohuang serve --watchers-per-table 1 --table-idle 1``: a second watcher is
+    refused, and a table nobody plays at soon leaves the lobby."""
+    async def main(url: str) -> tuple[str, str]:
+        owner = Client(url)
+        await owner.guest("flags")
+        table = await owner.create_table(timeout=60)
+        first, second = await Raw.connect(url), await Raw.connect(url)
+        for raw in (first, second):
+            await raw.send({"type": "join", "table": table["id"], "as": "watcher"})
+        kinds = [(await first.recv())["type"], (await second.recv()).get("code", "")]
+
+        async def gone() -> bool:
+            return bool((await owner.request("GET", "/api/tables"))["total"] == 0)
+        await _until(gone)
+        for raw in (first, second):
+            await raw.close()
+        return kinds[0], kinds[1]
+
+    with running_server("sqlite", tmp_path, *FAST, "--watchers-per-table", "1",
+                        "--table-idle", "1") as server:
+        assert asyncio.run(main(server.url)) == ("table", "too_many_watchers")

@@ -21,6 +21,14 @@ def serve_command(
     away_grace: float = typer.Option(
         10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
     next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
+    table_idle: float = typer.Option(
+        3600.0, help="seconds a table may go without a connected player and a move before "
+        "it is dissolved (its finished games are kept)"),
+    watchers_per_table: int = typer.Option(50, help="watchers one table takes at a time"),
+    session_idle: float = typer.Option(30 * 24 * 3600.0,
+                                       help="seconds a session lasts unused"),
+    session_absolute: float = typer.Option(365 * 24 * 3600.0,
+                                           help="seconds a session lasts from its login"),
     ws_compression: bool = typer.Option(
         False, help="compress WebSocket messages (permessage-deflate)"),
     allowed_origin: Annotated[list[str] | None, typer.Option(
@@ -40,6 +48,8 @@ def serve_command(
     config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
                           hosted_delay=hosted_delay, away_grace=away_grace,
                           next_game_delay=next_game_delay, ws_compression=ws_compression,
+                          table_idle=table_idle, watchers_per_table=watchers_per_table,
+                          session_idle=session_idle, session_absolute=session_absolute,
                           allowed_origins=tuple(allowed_origin or ()),
                           trusted_hosts=tuple(trusted_host or ()) or ("*",),
                           forwarded_allow_ips=forwarded_allow_ips)
