@@ -64,7 +64,8 @@ def test_a_playout_budget_gives_the_same_answer_every_time() -> None:
 
 def test_a_think_time_is_kept_by_the_bots_own_clock() -> None:
     """With a clock moving 1 ms a read and 0.2 s to think, the search stops
-    near 0.2 s of that clock, and does the same again from the same start."""
+    near 0.2 s of that clock and not after it (it begins no deal it cannot
+    finish in time), and does the same again from the same start."""
     game, _ = searched_position()
     seat = game.to_act
     assert seat is not None
@@ -74,7 +75,7 @@ def test_a_think_time_is_kept_by_the_bots_own_clock() -> None:
         clock = FakeClock(0.001)
         bot = BeliefSearchBot(1, time_limit=0.2, clock=clock)
         answers.append((bot.choose(view, legal), bot.last_playouts, bot.last_arms))
-        assert 0.2 <= clock.now <= 0.2 + 0.001 * 20
+        assert 0.18 <= clock.now <= 0.2 + 0.001 * 5
     assert answers[0] == answers[1]
     # more time, more playouts
     slow = BeliefSearchBot(1, time_limit=0.8, clock=FakeClock(0.001))

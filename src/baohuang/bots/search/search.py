@@ -376,7 +376,10 @@ class SearchBot:
                 deadline = start + self.time_limit * (rnd + 1) / rounds
             done = 0
             misses = 0
-            while done < worlds and (done == 0 or self.clock() < deadline):
+            # a deal is begun only when it should end before the deadline (at
+            # the pace of this round's deals so far), so the budget holds
+            began = now = self.clock() if self.time_limit is not None else 0.0
+            while done < worlds and (done == 0 or now + (now - began) / done < deadline):
                 world = sampler.sample(rng)
                 seed = rng.getrandbits(32)
                 root = make_root(world)
@@ -390,6 +393,8 @@ class SearchBot:
                 playouts += len(alive)
                 done += 1
                 deal += 1
+                if self.time_limit is not None:
+                    now = self.clock()
             alive.sort(key=lambda a: a.mean, reverse=True)
             if rnd < rounds - 1 and self._hopeless(alive, keep):
                 alive = [keep] if keep is not None else alive
