@@ -57,6 +57,7 @@ export class LobbyScreen {
     this.app = app;
     this.tables = [];
     this.rules = null;
+    this.notice = null;
     this.form = null;
     this.error = null;
     this.createError = null;
@@ -129,6 +130,20 @@ export class LobbyScreen {
     this.error = null;
     try {
       await this.app.ensureUser(this.guestName(), true);
+    } catch (err) {
+      this.error = errorText(err);
+    }
+    this.render();
+  }
+
+  async changePassword() {
+    const password = this.root.querySelector('#pw-old').value;
+    const fresh = this.root.querySelector('#pw-new').value;
+    this.error = null;
+    this.notice = null;
+    try {
+      await post('/api/password', { password, new_password: fresh });
+      this.notice = t('password_changed');
     } catch (err) {
       this.error = errorText(err);
     }
@@ -243,7 +258,26 @@ export class LobbyScreen {
         wins: user.wins ?? 0 })),
       h('div', { class: 'row' },
         h('a', { class: 'btn', href: '#/history', testid: 'history-link' }, t('nav_history')),
-        h('button', { class: 'btn', testid: 'logout', onclick: () => this.logout() }, t('btn_logout'))));
+        h('button', { class: 'btn', testid: 'logout', onclick: () => this.logout() }, t('btn_logout'))),
+      user.guest ? null : this.passwordBox());
+  }
+
+  // A registered user changes the password (the old one given); the server logs out
+  // every other session.
+  passwordBox() {
+    return h('div', { class: 'password-box' },
+      h('details', { testid: 'password-change' },
+        h('summary', {}, t('password_change')),
+        h('div', { class: 'row' },
+          h('input', { id: 'pw-old', type: 'password', placeholder: t('password_old'),
+            autocomplete: 'current-password', 'aria-label': t('password_old'), testid: 'pw-old' }),
+          h('input', { id: 'pw-new', type: 'password', placeholder: t('password_new'),
+            autocomplete: 'new-password', 'aria-label': t('password_new'), testid: 'pw-new',
+            onkeydown: (e) => { if (e.key === 'Enter') { e.preventDefault(); this.changePassword(); } } }),
+          h('button', { class: 'btn', testid: 'pw-change', onclick: () => this.changePassword() },
+            t('btn_change_password')))),
+      this.notice ? h('p', { class: 'message ok', testid: 'pw-changed', role: 'status' },
+        this.notice) : null);
   }
 
   loginBox() {
