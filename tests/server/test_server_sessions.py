@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from baohuang.client import Client
 from baohuang.server.accounts.accounts import common_passwords
 from baohuang.server.config import ServerConfig
+from baohuang.server.db.storage import open_storage
 from baohuang.server.harness import ServerThread
 
 
@@ -161,3 +162,31 @@ def test_common_passwords_and_the_name_are_refused(tmp_path: Path) -> None:
     # the shipped list holds thousands, all long enough to pass the length rule
     words = common_passwords()
     assert len(words) > 5000 and min(map(len, words)) >= 6 and "123456789" in words
+
+
+def test_the_sessions_of_a_thousand_sockets_are_checked_at_once(tmp_path: Path) -> None:
+    """The check of the sessions with open sockets (a real SQLite database) finds the
+    deleted and unknown ones among 1,100 sessions (it asks about 500 at a time), and those
+    ended by age, which it deletes."""
+    async def main() -> tuple[list[str], list[str], list[str]]:
+        storage = await open_storage(f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}")
+        try:
+            user = await storage.create_user("many", name_key=None, password_hash=None,
+                                             guest=True, mu=25.0, sigma=8.3)
+            digests = [f"{i:064x}" for i in range(1100)]
+            for digest in digests:
+                await storage.add_session(digest, user.id)
+            await storage.delete_session(digests[700])
+            unknown = "f" * 64
+            ended = await storage.ended_sessions([*digests, unknown], idle=3600.0,
+                                                 absolute=7200.0)
+            aged = await storage.ended_sessions(digests, idle=3600.0, absolute=-1.0)
+            again = await storage.ended_sessions(digests[:3], idle=3600.0, absolute=7200.0)
+        finally:
+            await storage.close()
+        return ended, aged, again
+
+    ended, aged, again = asyncio.run(main())
+    assert ended == [f"{700:064x}", "f" * 64]
+    assert len(aged) == 1100
+    assert again == [f"{i:064x}" for i in range(3)]        # deleted when found aged

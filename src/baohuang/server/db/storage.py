@@ -292,18 +292,21 @@ class Storage:
                              absolute: float = float("inf")) -> list[str]:
         """Which of ``token_hashes`` are no session now: deleted, or ended by age (those
         are deleted now).  Nothing is recorded as a use."""
-        query = select(sessions.c.token_hash, sessions.c.created, sessions.c.last_used).where(
-            sessions.c.token_hash.in_(list(token_hashes)))
         now = time.time()
-        alive, aged = set(), []
-        for row in await self._read(query):
-            used = row.last_used if row.last_used is not None else row.created
-            if now - row.created > absolute or now - used > idle:
-                aged.append(row.token_hash)
-            else:
-                alive.add(row.token_hash)
-        if aged:
-            await self._write(delete(sessions).where(sessions.c.token_hash.in_(aged)))
+        alive: set[str] = set()
+        for start in range(0, len(token_hashes), 500):   # (bound parameters per statement)
+            chunk = list(token_hashes[start:start + 500])
+            query = select(sessions.c.token_hash, sessions.c.created, sessions.c.last_used
+                           ).where(sessions.c.token_hash.in_(chunk))
+            aged = []
+            for row in await self._read(query):
+                used = row.last_used if row.last_used is not None else row.created
+                if now - row.created > absolute or now - used > idle:
+                    aged.append(row.token_hash)
+                else:
+                    alive.add(row.token_hash)
+            if aged:
+                await self._write(delete(sessions).where(sessions.c.token_hash.in_(aged)))
         return [digest for digest in token_hashes if digest not in alive]
 
     async def delete_user_sessions(self, user_id: int, *, keep: str | None = None) -> None:
