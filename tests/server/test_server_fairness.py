@@ -328,10 +328,13 @@ async def _play_pair(url: str, seed: int, swaps: list[tuple[int, int] | None]
             if stage_a == "guard" and stage_b == "guard":
                 assert (seat_a, seat_b) == (guard, other)
                 if not decided:
-                    # 托管 on while the Guard decides: by G, by X, by both or by
-                    # another seat, deal by deal (what a seat turns on shows at once
-                    # unless it is held back for every seat alike)
-                    probe = [[guard], [other], [other, guard], [emperor], []][seed % 5]
+                    # 托管 on while the Guard decides: by G, by X or by another seat,
+                    # deal by deal (what a seat turns on shows at once unless it is held
+                    # back for every seat alike). (Not by G and X one after the other:
+                    # 托管 answers for the deciding one at once, so the second toggle
+                    # comes before the decision in one deal and after it in the other —
+                    # SECURITY.md, not done.)
+                    probe = [[guard], [other], [other], [guard], [emperor]][seed % 5]
                     for seat in probe:
                         for side in (a, b):
                             await _hostile(side, "hosted", seat)
