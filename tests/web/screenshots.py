@@ -3,10 +3,11 @@ at desktop and phone sizes, saved as PNGs in ``test-output/screenshots/``.
 
 A real ``baohuang serve`` on loopback (SQLite in a temporary directory) and Debian's
 Chromium (``/usr/bin/chromium``) through Playwright: the lobby and its table form, the
-waiting room, a table in play (the 记牌器, the last trick and the 上一轮 peek, the 托管
-banner), each role-phase dialog (drawn by the client from a view with that stage's
-choices), the score sheet of a finished game and of a dissolved match, the history and
-the replay viewer.  Every wait is on page state; nothing is installed.
+waiting room and an invitation link followed without a session, a table in play (the
+记牌器, the last trick and the 上一轮 peek, the 托管 banner), each role-phase dialog
+(drawn by the client from a view with that stage's choices), the score sheet of a
+finished game and of a dissolved match, the history and the replay viewer, and free chat
+at a private table.  Every wait is on page state; nothing is installed.
 
     .venv/bin/python tests/web/screenshots.py [--out DIR] [--only zh-phone ...]
 """
@@ -103,9 +104,9 @@ class Shots:
         self.out = out
         self.saved: list[Path] = []
 
-    def shot(self, name: str, full: bool = False) -> None:
+    def shot(self, name: str, full: bool = False, page: Any = None) -> None:
         path = self.out / f"{self.prefix}-{name}.png"
-        self.page.screenshot(path=str(path), full_page=full)
+        (page or self.page).screenshot(path=str(path), full_page=full)
         self.saved.append(path)
 
     def quickplay(self, name: str, **body: Any) -> None:
@@ -153,6 +154,15 @@ def run(browser: Any, url: str, lang: str, size: str, out: Path) -> Shots:
     page.get_by_test_id("create-form").get_by_test_id("create-table").click()
     page.get_by_test_id("wait-seat").first.wait_for()
     s.shot("03-waiting-room")
+
+    # the invitation link, followed without a session: who joins, before a seat
+    link = page.get_by_test_id("share-link").input_value()
+    stranger = Shots(browser, url, lang, size, out)
+    stranger.page.goto(link)
+    stranger.page.get_by_test_id("invite").wait_for()
+    s.shot("03-invite", page=stranger.page)
+    s.errors += stranger.errors
+    stranger.context.close()
 
     # play: the table, the counter, the won trick and the 上一轮 peek (托管 bots pass)
     page.goto("/")
@@ -210,6 +220,19 @@ def run(browser: Any, url: str, lang: str, size: str, out: Path) -> Shots:
     for _ in range(12):
         page.get_by_test_id("replay-next").click()
     s.shot("16-replay-step-12")
+
+    # a private table: free chat beside the quick phrases, a bubble over the seat
+    page.goto("/")
+    page.get_by_test_id("create-form").wait_for()
+    s.quickplay("Shots", bots="hosted", practice=True, seed=9, private=True)
+    s.until_play_turn()
+    page.get_by_test_id("emote-open").click()
+    page.get_by_test_id("chat-input").fill("这把我来！ My turn to lead" if lang == "zh"
+                                           else "My turn to lead — 这把我来！")
+    s.shot("17-private-chat-panel")
+    page.get_by_test_id("chat-input").press("Enter")
+    page.locator("[data-testid=seat].me [data-testid=bubble]").wait_for()
+    s.shot("18-private-chat-bubble")
     s.context.close()
     return s
 
