@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from ..engine.actions import Action
 from ..engine.views import View
 
-__all__ = ["BOTS", "BUDGETS", "Bot", "UnknownBot", "bot_names", "is_bot", "make_bot", "register",
-           "register_budget"]
+__all__ = ["BOTS", "BUDGETS", "Bot", "UnknownBot", "bot_names", "is_bot", "load_plugins",
+           "make_bot", "register", "register_budget"]
 
 
 class UnknownBot(ValueError):
@@ -54,7 +55,29 @@ def register_budget(name: str) -> Callable[[BudgetFactory], BudgetFactory]:
     return deco
 
 
+#: the entry-point group of bots that optional parts provide (``learned``: baohuang.learn)
+PLUGIN_GROUP = "baohuang.bots"
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Register the bots of the ``baohuang.bots`` entry points whose module imports
+    (the ``learned`` bot needs the ``rl`` extra); once per process."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in entry_points(group=PLUGIN_GROUP):
+        if ep.name in BOTS:
+            continue
+        try:
+            BOTS[ep.name] = ep.load()
+        except ImportError:                  # its extra is not installed
+            continue
+
+
 def bot_names() -> list[str]:
+    load_plugins()
     return list(BOTS)
 
 
@@ -74,11 +97,14 @@ def is_bot(name: str) -> bool:
     >>> is_bot("heuristic"), is_bot("search-250"), is_bot("search-0"), is_bot("hosted-5")
     (True, True, False, False)
     """
+    if name not in BOTS:
+        load_plugins()
     return name in BOTS or _budgeted(name) is not None
 
 
 def unknown_bot(name: str) -> UnknownBot:
     """The error for a name :func:`make_bot` does not know."""
+    load_plugins()
     budgets = "".join(f", {b}-N" for b in BUDGETS)
     return UnknownBot(f"unknown bot {name!r} (one of: {', '.join(BOTS)}{budgets}; "
                       f"N from 1 to {MAX_BUDGET:,})")
@@ -88,6 +114,9 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     """A new bot by name (``random``, ``hosted``, …, or ``search-N`` for another
     budget) with its own seed."""
     factory = BOTS.get(name)
+    if factory is None:
+        load_plugins()
+        factory = BOTS.get(name)
     if factory is not None:
         return factory(seed)
     budgeted = _budgeted(name)

@@ -1,0 +1,74 @@
+"""``baohuang train``: train the ``learned`` bot by Deep Monte-Carlo self-play
+(needs ``pip install 'baohuang[train]'``), or ``--export`` a run's best network into a
+weights file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["train_command"]
+
+
+def train_command(
+    run_dir: Annotated[Path, typer.Argument(help="Directory of the run (checkpoint, curves, "
+                                            "snapshots); an existing run resumes from its "
+                                            "checkpoint.")],
+    minutes: Annotated[float, typer.Option(min=0.0, help="Stop after this much training time "
+                                           "in all, counting earlier sessions of the run.")
+                       ] = 60.0,
+    rules: Annotated[str, typer.Option(help="Rule preset of the games.")] = "shandong",
+    tables: Annotated[int, typer.Option(min=1, help="Games played side by side (batched "
+                                        "inference).")] = 32,
+    epsilon: Annotated[float, typer.Option(min=0.0, max=1.0, help="Exploration rate.")] = 0.03,
+    mix: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games in which some "
+                                       "seats are the heuristic bot.")] = 0.5,
+    batch: Annotated[int, typer.Option(min=1, help="Samples per update.")] = 256,
+    lr: Annotated[float, typer.Option(help="Adam's learning rate.")] = 3e-4,
+    eval_minutes: Annotated[float, typer.Option(help="Evaluate against the heuristic bot "
+                                                "every this many minutes of training.")
+                            ] = 15.0,
+    eval_deals: Annotated[int, typer.Option(min=1, help="Deals per evaluation (10 games "
+                                            "each).")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of the network and the games.")] = 0,
+    threads: Annotated[int, typer.Option(min=1, help="PyTorch threads.")] = 1,
+    export: Annotated[Path | None, typer.Option(help="Do not train: copy the run's best "
+                                                "network (best.npz) to this file.")] = None,
+) -> None:
+    """Train the `learned` bot by self-play (Deep Monte-Carlo) / 自我对弈训练 learned 机器人."""
+    if export is not None:
+        best = run_dir / "best.npz"
+        if not best.exists():
+            raise typer.BadParameter(f"{best} does not exist (no evaluation yet) / "
+                                     f"还没有评估过的网络")
+        shutil.copyfile(best, export)
+        typer.echo(f"{best} -> {export}")
+        return
+    try:
+        from .train import Config, train
+    except ImportError as exc:
+        raise typer.BadParameter(f"training needs PyTorch ({exc.name} is missing): "
+                                 "pip install 'baohuang[train]' / 训练需要 PyTorch") from None
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    cfg = Config(run_dir=run_dir, minutes=minutes, rules=rules, tables=tables, epsilon=epsilon,
+                 mix=mix, batch=batch, lr=lr, eval_minutes=eval_minutes, eval_deals=eval_deals,
+                 seed=seed, threads=threads)
+    with Progress(TextColumn("[bold]train 训练"), BarColumn(),
+                  TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                  TextColumn("{task.fields[info]}")) as progress:
+        task = progress.add_task("train", total=minutes * 60, info="")
+
+        def report(row: dict[str, Any]) -> None:
+            best = row["best"]
+            progress.update(task, completed=row["elapsed_s"],
+                            info=f"games {row['games']:,}  updates {row['updates']:,}  "
+                                 f"loss {row['loss']:.4f}  best vs heuristic "
+                                 f"{'-' if best is None else f'{best:+.3f}'}")
+
+        result = train(cfg, report)
+    typer.echo(json.dumps({k: v for k, v in result.items() if k != "history"}))

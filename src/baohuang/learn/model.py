@@ -1,0 +1,86 @@
+"""The Q network in NumPy: ``Q(observation, action)``, the expected final score
+of the acting seat if it takes the action (and then plays on as the network does).
+
+A multilayer perceptron with ReLUs.  Its first layer is split in two, the
+observation's part (computed once per decision) and the action's part (once per
+legal action), which is the same as one layer over their concatenation; the
+training code (:mod:`baohuang.learn.train`, PyTorch) builds the same function and
+exports its weights with :func:`save_weights`.
+
+Weights are kept as ``float32`` arrays in an ``.npz`` file: ``w0o``, ``w0a``, ``b0``
+(first layer), then ``w1``, ``b1``, … up to the output layer of one unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ..env.observation import OBS_SIZE
+from .features import ACTION_SIZE
+
+__all__ = ["SCORE_SCALE", "QNetwork", "load_weights", "save_weights"]
+
+Array = npt.NDArray[np.float32]
+#: the network predicts the final score divided by this
+SCORE_SCALE: Final = 8.0
+
+
+def save_weights(path: Path | str, weights: Mapping[str, Array]) -> None:
+    """Write ``weights`` (as :class:`QNetwork` reads them) to an ``.npz`` file."""
+    arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+    np.savez_compressed(path, **arrays)
+
+
+def load_weights(path: Path | str) -> dict[str, Array]:
+    with np.load(path) as data:
+        return {k: data[k].astype(np.float32) for k in data.files}
+
+
+class QNetwork:
+    """The network's forward pass over the legal actions of a batch of decisions."""
+
+    __slots__ = ("_layers", "b0", "w0a", "w0o")
+
+    def __init__(self, weights: Mapping[str, Array]) -> None:
+        self.w0o = np.ascontiguousarray(weights["w0o"], dtype=np.float32)
+        self.w0a = np.ascontiguousarray(weights["w0a"], dtype=np.float32)
+        self.b0 = np.asarray(weights["b0"], dtype=np.float32)
+        if self.w0o.shape[0] != OBS_SIZE or self.w0a.shape[0] != ACTION_SIZE:
+            raise ValueError(f"weights for inputs of {self.w0o.shape[0]} + {self.w0a.shape[0]}, "
+                             f"not {OBS_SIZE} + {ACTION_SIZE}")
+        self._layers: list[tuple[Array, Array]] = []
+        i = 1
+        while f"w{i}" in weights:
+            self._layers.append((np.ascontiguousarray(weights[f"w{i}"], dtype=np.float32),
+                                 np.asarray(weights[f"b{i}"], dtype=np.float32)))
+            i += 1
+        if not self._layers or self._layers[-1][0].shape[1] != 1:
+            raise ValueError("the last layer must have one output")
+
+    @classmethod
+    def load(cls, path: Path | str) -> QNetwork:
+        return cls(load_weights(path))
+
+    def q_values(self, obs: Array, acts: Array, owner: npt.NDArray[np.intp] | None = None
+                 ) -> Array:
+        """The values (in scores) of the actions ``acts`` (``[N, ACTION_SIZE]``) of the
+        decisions whose scaled observations are ``obs`` (``[D, OBS_SIZE]``, or one
+        ``[OBS_SIZE]``); ``owner[j]``: the decision of action ``j`` (default: all of
+        the one decision)."""
+        first = obs @ self.w0o
+        if owner is not None:
+            first = first[owner]
+        h = first + acts @ self.w0a + self.b0
+        np.maximum(h, 0.0, out=h)
+        last = len(self._layers) - 1
+        for i, (w, b) in enumerate(self._layers):
+            h = h @ w + b
+            if i < last:
+                np.maximum(h, 0.0, out=h)
+        out: Array = h[:, 0] * np.float32(SCORE_SCALE)
+        return out

@@ -1,0 +1,73 @@
+"""The `learned` bot: registered by name, plays legal games of every preset with the
+shipped weights and NumPy alone, and is deterministic."""
+
+from __future__ import annotations
+
+import pytest
+
+import baohuang as bh
+from baohuang.bots import bot_names, is_bot, make_bot
+from baohuang.engine.rules import PRESETS
+from baohuang.learn.bot import LearnedBot, default_network
+
+
+def play(rules: bh.RuleSet, seed: int, names: list[str]) -> bh.Game:
+    game = bh.Game.new(rules, seed=seed, dealer=seed % 5)
+    bots = [make_bot(name, seed=seed * 5 + s) for s, name in enumerate(names)]
+    for _ in range(3000):                          # (a game of bots that never ends fails)
+        if game.is_over:
+            return game
+        seat = game.to_act
+        assert seat is not None
+        legal = game.legal_actions()
+        action = bots[seat].choose(game.view(seat), legal)
+        assert action in legal
+        game.apply(action)
+    raise AssertionError(f"no end after 3000 decisions: {game.stage}, "
+                         f"{game.view(None).events[-3:]}")
+
+
+def test_learned_is_a_registered_bot() -> None:
+    assert "learned" in bot_names()
+    assert is_bot("learned")
+    assert isinstance(make_bot("learned", seed=1), LearnedBot)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_learned_plays_whole_legal_games_of_every_preset(preset: str) -> None:
+    rules = bh.RuleSet.preset(preset)
+    for seed in range(2):
+        game = play(rules, seed, ["learned"] * 5)
+        assert game.result is not None
+        assert sum(game.result.scores) == 0 or rules.scoring.value != "shandong"
+
+
+def test_learned_plays_against_the_heuristic_bot_with_rule_options() -> None:
+    rules = bh.RuleSet().with_options({"kaopai": "on", "guard_mode": "call",
+                                       "called_card_high": "on"})
+    game = play(rules, 7, ["learned", "heuristic", "learned", "heuristic", "heuristic"])
+    assert game.result is not None
+
+
+def test_learned_is_deterministic_and_ranks_every_legal_action() -> None:
+    game = bh.Game.new(seed=11)
+    bots = [make_bot("learned", seed=s) for s in range(5)]
+    while game.stage is not bh.Stage.PLAY or len(game.legal_actions()) < 3:
+        seat = game.to_act
+        assert seat is not None
+        game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
+    seat = game.to_act
+    assert seat is not None
+    view, legal = game.view(seat), game.legal_actions()
+    values = LearnedBot(0).values(view, legal)
+    assert len(values) == len(legal)
+    assert len(set(values)) > 1                    # the network tells the plays apart
+    assert LearnedBot(3).choose(view, legal) == legal[values.index(max(values))]
+    assert LearnedBot(4).choose(view, legal) == LearnedBot(5).choose(view, legal)
+
+
+def test_the_shipped_weights_are_small() -> None:
+    network = default_network()
+    params = network.w0o.size + network.w0a.size + sum(w.size + b.size
+                                                       for w, b in network._layers)
+    assert params * 4 < 5_000_000
