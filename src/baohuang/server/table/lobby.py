@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ...bots import BOTS
+from ...bots import bot_names
 from ...engine.actions import Action
 from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
@@ -154,8 +154,10 @@ def check_bots(raw: Any) -> dict[int, str]:
             raise LobbyError("bad_request", f"bot seat {key!r} is not a number") from None
         if not 0 <= seat < 5:
             raise LobbyError("bad_request", f"bot seat {seat} is not 0..4")
-        if not isinstance(name, str) or name not in BOTS:
-            raise LobbyError("unknown_bot", f"unknown bot {name!r} (one of: {', '.join(BOTS)})")
+        # (bot_names(): also the bots of installed extras, such as `learned`)
+        if not isinstance(name, str) or name not in bot_names():
+            raise LobbyError("unknown_bot", f"unknown bot {name!r} (one of: "
+                                            f"{', '.join(bot_names())})")
         bots[seat] = name
     return bots
 

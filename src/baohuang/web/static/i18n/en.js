@@ -129,6 +129,7 @@ export default {
   bot_heuristic: 'Normal',
   bot_greedy: 'Greedy',
   bot_search: 'Search',
+  bot_learned: 'Learned',
   bot_name: 'Bot {n}',
 
   // table

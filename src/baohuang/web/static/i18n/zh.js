@@ -129,6 +129,7 @@ export default {
   bot_heuristic: '普通',
   bot_greedy: '贪心型',
   bot_search: '搜索',
+  bot_learned: '自学型',
   bot_name: '电脑{n}',
 
   // table
