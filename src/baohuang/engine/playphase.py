@@ -9,8 +9,20 @@ from typing import Final
 from .actions import Action, ActionKind
 from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card
 from .events import Event, EventKind, Lead, Out, Play, Reveal
-from .plays import SIX, TH, TWO, Shape, classify, follow_shapes, lead_shapes, playable, shape_beats
-from .rules import GuardMode, LeadAfterOut, RuleSet, Scoring
+from .plays import (
+    TH,
+    Shape,
+    classify,
+    follow_shapes,
+    joker_lead_shapes,
+    lead_shapes,
+    plain_follow_ranks,
+    playable,
+    rank_lead_shapes,
+    shape_beats,
+    whole_hand_rank,
+)
+from .rules import GuardMode, LeadAfterOut, Scoring
 from .scoring import decided, settle
 from .state import GameState, IllegalAction, Result, Stage
 
@@ -39,9 +51,9 @@ _PLAY_EVENT: Final = EventKind.PLAY
 _LEAD_EVENT: Final = EventKind.LEAD
 
 #: The lead actions of one rank: (its cards, big jokers, small jokers, the cards that
-#: would reveal the Guard, actions)
+#: would reveal the Guard, the shapes, actions)
 LeadBlock = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], frozenset[Card],
-                  list[Action]]
+                  tuple[Shape, ...], list[Action]]
 #: per rank value (index 0..18): (ordinary cards, special cards) held
 Groups = list[tuple[tuple[Card, ...], tuple[Card, ...]]]
 #: per rank value (index 0..18): the cards held of that rank, low to high
@@ -154,18 +166,24 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
         kept = PlayCache()
     if not special:
         groups = _rank_cards(kept, seat)
-        big, small = _jokers(st, seat, groups)
-        tehua = groups[TH]
-        if tehua is None:
-            tehua = _fill(st, seat, groups, TH)
         actions: list[Action] = []
+        held_jokers: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]] | None = None
         for r, n, x, y, t in shapes:
             held = groups[r]
             if held is None:
                 held = _fill(st, seat, groups, r)
-            jokers = big[:y] + small[:x]
-            actions.append(_new(Action, (play, (tehua + jokers if t else jokers) + held[:n],
-                                         None)))
+            if x or y or t:
+                if held_jokers is None:
+                    big, small = _jokers(st, seat, groups)
+                    tehua = groups[TH]
+                    if tehua is None:
+                        tehua = _fill(st, seat, groups, TH)
+                    held_jokers = big, small, tehua
+                attached = held_jokers[0][:y] + held_jokers[1][:x]
+                cards = (held_jokers[2] + attached if t else attached) + held[:n]
+            else:
+                cards = held[:n]
+            actions.append(_new(Action, (play, cards, None)))
         if shapes_out is not None:
             shapes_out.extend(shapes)
         return actions
@@ -218,7 +236,7 @@ def _legal_from_shapes(st: GameState, shapes_out: list[Shape] | None,
     counts = st.counts[seat]
     if st.last is None:
         return materialize(st, seat, lead_shapes(counts, st.rules), shapes_out, kept)
-    actions = materialize(st, seat, follow_shapes(counts, Shape(*st.last[1]), st.rules),
+    actions = materialize(st, seat, follow_shapes(counts, st.last[1], st.rules),
                           shapes_out, kept)
     actions.append(_PASS)
     if _may_ask_lead(st):
@@ -227,146 +245,100 @@ def _legal_from_shapes(st: GameState, shapes_out: list[Shape] | None,
 
 
 def legal_actions(st: GameState, kept: PlayCache | None = None) -> list[Action]:
-    """Legal actions of the seat to act: the same list as :func:`legal`,
-    built straight from the hand's ranks (leads: from the actions of each rank
-    kept since the seat's last lead), without making the shapes first."""
+    """Legal actions of the seat to act: the same list as :func:`legal`, without
+    the shapes (leads: made rank by rank, each rank's actions kept since the
+    seat's last lead while its cards of that rank and its jokers are unchanged)."""
     seat = st.to_act
     assert seat is not None
-    last = st.last
-    rules = st.rules
-    special = st.special_cards(seat) if seat == st.guard and not st.guard_public else _NONE
     counts = st.counts[seat]
-    if kept is None:
-        kept = PlayCache()
+    last = st.last
     if counts[TH]:
-        return _legal_from_shapes(st, None, kept)     # the one seat holding the 特画
+        return _legal_from_shapes(st, None, kept or PlayCache())
     if last is None:
-        return _lead_actions(st, kept, seat, counts, rules, special)
-    if special or (rules.kaopai and (last[1][2] or last[1][3])):
-        return _legal_from_shapes(st, None, kept)
-    actions = _follow_actions(st, kept, seat, counts, last[1], rules)
+        return _lead_actions(st, kept or PlayCache(), seat, counts)
+    ranks = plain_follow_ranks(counts, last[1], st.rules)
+    if ranks is None:
+        shapes = follow_shapes(counts, last[1], st.rules)
+        actions = materialize(st, seat, shapes, None, kept) if shapes else []
+    elif ranks:
+        actions = _plain_follows(st, kept or PlayCache(), seat, ranks, last[1][1])
+    else:
+        actions = []
     actions.append(_PASS)
-    if rules.lead_after_out is _APPLY and _may_ask_lead(st):
+    if st.rules.lead_after_out is _APPLY and _may_ask_lead(st):
         actions.append(_ASK_LEAD)
     return actions
 
 
-def _lead_actions(st: GameState, kept: PlayCache, seat: int, counts: list[int],
-                  rules: RuleSet, special: frozenset[Card]) -> list[Action]:
-    """:func:`lead_shapes` made into actions, in the same order (as :func:`materialize`
-    makes them: with ``special`` cards, one action per way to include them).
-
-    The actions of one rank are kept (in ``kept.lead_blocks``) with the very
-    card tuples they were made from, and used again at the seat's next
-    lead while its cards of that rank and its jokers are still the same
-    tuples (``_fill`` makes new ones whenever they change)."""
+def _lead_actions(st: GameState, kept: PlayCache, seat: int,
+                  counts: list[int]) -> list[Action]:
+    """:func:`lead_shapes` made into actions (by :func:`materialize`), in the same
+    order.  The actions of one rank are kept (in ``kept.lead_blocks``) with the very
+    card tuples and shapes they were made from, and used again at the seat's next
+    lead while they are the same (``_fill`` makes new tuples whenever a rank
+    changes; :func:`rank_lead_shapes` gives the same tuple for the same counts)."""
+    rules = st.rules
+    special = st.special_cards(seat) if seat == st.guard and not st.guard_public else _NONE
     groups = _rank_cards(kept, seat)
     blocks = kept.lead_blocks[seat]
     if blocks is None:
         blocks = kept.lead_blocks[seat] = [None] * 16
-    play = _PLAY_KIND
-    sj, bj = counts[_SMALL_JOKER], counts[_BIG_JOKER]
     big, small = _jokers(st, seat, groups)
-    # the jokers added to a play, in the order of lead_shapes (x small, y big): each
-    # a list of the ways to take them
-    split = _grouped(st, kept, seat, special) if special else None
-    if split is not None:
-        bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
-        jokers = [[b + s for b in bigs[y] for s in smalls[x]]
-                  for x in range(sj + 1) for y in range(bj + 1)]
-    else:
-        jokers = [[big[:y] + small[:x]] for x in range(sj + 1) for y in range(bj + 1)]
+    whole = whole_hand_rank(rules)      # its leads depend on the rest of the hand too
     out: list[Action] = []
-    hold = rules.hold_sixes
-    plain_twos = not rules.jokers_with_twos
     for r in range(3, 16):
-        c = counts[r]
-        if not c:
+        if not counts[r]:
             continue
         held = groups[r]
         if held is None:
             held = _fill(st, seat, groups, r)
-        if hold and r == SIX:
-            if c + sj + bj == sum(counts):       # sixes only with the whole hand
-                sixes = [held] if split is None else _choices(split[r], c)
-                out += [_new(Action, (play, j + low, None)) for j in jokers[-1] for low in sixes]
-            continue
         block = blocks[r]
-        if block is not None and block[0] is held and block[1] is big and block[2] is small \
-                and block[3] == special:
-            out += block[4]
+        if block is not None and block[0] is held and block[1] is big \
+                and block[2] is small and block[3] == special and r != whole:
+            out += block[5]             # the same cards: the same shapes
             continue
-        lows = _ways(split[r]) if split is not None else [[held[:n]] for n in range(c + 1)]
-        if len(jokers) == 1 or (r == TWO and plain_twos):
-            actions = [_new(Action, (play, low, None))
-                       for n in range(1, c + 1) for low in lows[n]]
-        else:
-            actions = [_new(Action, (play, j + low, None)) for n in range(1, c + 1)
-                       for way in jokers for j in way for low in lows[n]]
-        blocks[r] = (held, big, small, special, actions)
-        out += actions
-    if len(jokers) > 1:
+        shapes = rank_lead_shapes(r, counts, rules)
+        if block is None or block[0] is not held or block[1] is not big \
+                or block[2] is not small or block[3] != special or block[4] is not shapes:
+            block = blocks[r] = (held, big, small, special, shapes,
+                                 _plain_leads(shapes, held, big, small) if not special
+                                 else materialize(st, seat, list(shapes), None, kept))
+        out += block[5]
+    shapes = joker_lead_shapes(counts)
+    if shapes:
         block = blocks[0]
         if block is None or block[1] is not big or block[2] is not small \
-                or block[3] != special:
-            block = blocks[0] = (_NO_CARDS, big, small, special,
-                                 [_new(Action, (play, j, None))
-                                  for way in jokers[1:] for j in way])
-        out += block[4]
+                or block[3] != special or block[4] is not shapes:
+            block = blocks[0] = (_NO_CARDS, big, small, special, shapes,
+                                 _plain_leads(shapes, _NO_CARDS, big, small) if not special
+                                 else materialize(st, seat, list(shapes), None, kept))
+        out += block[5]
     return out
 
 
-def _follow_actions(st: GameState, kept: PlayCache, seat: int, counts: list[int],
-                    last: tuple[int, int, int, int, int], rules: RuleSet) -> list[Action]:
-    """:func:`follow_shapes` (without 烤牌) made into actions, in the same order."""
-    r1, n1, x1, y1, t1 = last
-    out: list[Action] = []
-    if y1 or t1:
-        return out
-    total = n1 + x1
-    sj, bj = counts[16], counts[17]
-    if bj < x1:
-        return out
-    if not (sj or bj):
-        # the common case: only cards of one higher rank, as many as last time
-        higher = counts[r1 + 1:TWO + 1]
-        if not higher or max(higher) < total:
-            return out
-        if rules.hold_sixes and r1 < SIX and counts[SIX] >= total and total != sum(counts):
-            higher[SIX - r1 - 1] = 0
-        groups = _rank_cards(kept, seat)
-        play = _PLAY_KIND
-        for r, c in enumerate(higher, r1 + 1):
-            if c >= total:
-                held = groups[r]
-                if held is None:
-                    held = _fill(st, seat, groups, r)
-                out.append(_new(Action, (play, held[:total], None)))
-        return out
-    size = sum(counts)
-    if size < total:
-        return out
-    groups = _rank_cards(kept, seat)
-    big, small = _jokers(st, seat, groups)
+def _plain_leads(shapes: tuple[Shape, ...], held: tuple[Card, ...], big: tuple[Card, ...],
+                 small: tuple[Card, ...]) -> list[Action]:
+    """:func:`materialize` of one rank's leads (``held``: its cards) when no card
+    could reveal the Guard and nobody holds the 特画."""
     play = _PLAY_KIND
-    hold = rules.hold_sixes
-    plain_twos = not rules.jokers_with_twos
-    for y in range(x1, min(bj, total) + 1):
-        for x in range(min(sj, total - y) + 1):
-            n = total - y - x
-            jokers = big[:y] + small[:x]
-            if n == 0:
-                out.append(_new(Action, (play, jokers, None)))
-                continue
-            for r in range(r1 + 1, TWO + 1):
-                if counts[r] < n or (r == TWO and (x or y) and plain_twos):
-                    continue
-                if hold and r == SIX and total != size:
-                    continue
-                held = groups[r]
-                if held is None:
-                    held = _fill(st, seat, groups, r)
-                out.append(_new(Action, (play, jokers + held[:n], None)))
+    return [_new(Action, (play, big[:y] + small[:x] + held[:n], None))
+            for _, n, x, y, _ in shapes]
+
+
+def _plain_follows(st: GameState, kept: PlayCache, seat: int, ranks: list[int],
+                   n: int) -> list[Action]:
+    """:func:`materialize` of the usual follows: ``n`` cards of each of ``ranks``
+    (a hidden Guard's card that would reveal him: one action per way)."""
+    if st.special_cards(seat):
+        return materialize(st, seat, [_new(Shape, (r, n, 0, 0, 0)) for r in ranks], None, kept)
+    groups = _rank_cards(kept, seat)
+    play = _PLAY_KIND
+    out: list[Action] = []
+    for r in ranks:
+        held = groups[r]
+        if held is None:
+            held = _fill(st, seat, groups, r)
+        out.append(_new(Action, (play, held[:n], None)))
     return out
 
 

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import NamedTuple
 
 from .cards import RANK_OF, RANK_SLOTS, Card, Rank, parse_cards
@@ -28,9 +29,13 @@ __all__ = [
     "beats",
     "classify",
     "follow_shapes",
+    "joker_lead_shapes",
     "lead_shapes",
+    "plain_follow_ranks",
     "rank_counts",
+    "rank_lead_shapes",
     "shape_beats",
+    "whole_hand_rank",
 ]
 
 SJ = int(Rank.SMALL_JOKER)
@@ -39,6 +44,7 @@ TH = int(Rank.TEHUA)
 TWO = int(Rank.TWO)
 SIX = int(Rank.SIX)
 _RANK_CARDS = range(int(Rank.THREE), TWO + 1)
+_new = tuple.__new__
 
 
 class InvalidPlay(ValueError):
@@ -203,49 +209,99 @@ def _tehua(counts: Sequence[int]) -> int:
 
 def lead_shapes(counts: Sequence[int], rules: RuleSet) -> list[Shape]:
     """Every shape a player holding ``counts`` may lead (with the 特画, each
-    also with it attached, right after the same shape without it)."""
-    sj, bj, th = counts[SJ], counts[BJ], _tehua(counts)
-    size = sum(counts)
+    also with it attached, right after the same shape without it): rank by
+    rank (:func:`rank_lead_shapes`), then jokers alone."""
     out: list[Shape] = []
-    hold = rules.hold_sixes
     for r in _RANK_CARDS:
-        c = counts[r]
-        if not c:
-            continue
-        if hold and r == SIX:
-            if c + sj + bj + th == size:       # sixes only with the whole hand
-                out.append(Shape(r, c, sj, bj, th))
-            continue
-        if r == TWO and not rules.jokers_with_twos:
-            out.extend(Shape(r, n, 0, 0) for n in range(1, c + 1))
-            continue
-        for n in range(1, c + 1):
-            for x in range(sj + 1):
-                for y in range(bj + 1):
-                    out.append(Shape(r, n, x, y))
-                    if th:
-                        out.append(Shape(r, n, x, y, 1))
-    for x in range(sj + 1):
-        for y in range(bj + 1):
-            if x or y:
-                out.append(Shape(0, 0, x, y))
-            if th:
-                out.append(Shape(0, 0, x, y, 1))
+        if counts[r]:
+            out += rank_lead_shapes(r, counts, rules)
+    out += joker_lead_shapes(counts)
     return out
 
 
-def follow_shapes(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Shape]:
-    """Every shape a player holding ``counts`` may play on ``last``."""
-    if last.th:
+def rank_lead_shapes(rank: int, counts: Sequence[int], rules: RuleSet) -> tuple[Shape, ...]:
+    """The leads of :func:`lead_shapes` that hold cards of ``rank`` (a rank the
+    player holds): 1 up to all of them, each with every number of jokers that
+    may be attached (不可以用2配牌 unless ``jokers_with_twos``); under 憋6
+    (``hold_sixes``) sixes go only with the whole hand.  The same tuple for the
+    same counts, so a caller may keep what it made of it."""
+    c, sj, bj, th = counts[rank], counts[SJ], counts[BJ], _tehua(counts)
+    if rank == SIX and rules.hold_sixes:
+        return _sixes_lead(c, sj, bj, th, c + sj + bj + th == sum(counts))
+    return _rank_leads(rank, c, sj, bj, th, rank == TWO and not rules.jokers_with_twos)
+
+
+def whole_hand_rank(rules: RuleSet) -> int | None:
+    """The rank whose leads depend on the rest of the hand, not only on its own
+    cards and the jokers: the sixes under 憋6 (``hold_sixes``), else none.
+
+    >>> whole_hand_rank(RuleSet().replace(hold_sixes=True)), whole_hand_rank(RuleSet())
+    (6, None)
+    """
+    return SIX if rules.hold_sixes else None
+
+
+@cache
+def _rank_leads(rank: int, c: int, sj: int, bj: int, th: int,
+                plain: bool) -> tuple[Shape, ...]:
+    if plain:
+        return tuple(_new(Shape, (rank, n, 0, 0, 0)) for n in range(1, c + 1))
+    out: list[Shape] = []
+    for n in range(1, c + 1):
+        for x in range(sj + 1):
+            for y in range(bj + 1):
+                out.append(_new(Shape, (rank, n, x, y, 0)))
+                if th:
+                    out.append(_new(Shape, (rank, n, x, y, 1)))
+    return tuple(out)
+
+
+@cache
+def _sixes_lead(c: int, sj: int, bj: int, th: int, whole: bool) -> tuple[Shape, ...]:
+    """憋6: sixes are led only together with the rest of the hand."""
+    return (_new(Shape, (SIX, c, sj, bj, th)),) if whole else ()
+
+
+def joker_lead_shapes(counts: Sequence[int]) -> tuple[Shape, ...]:
+    """The leads of :func:`lead_shapes` of jokers alone (and the 特画, alone or
+    with them); the same tuple for the same jokers."""
+    return _joker_leads(counts[SJ], counts[BJ], _tehua(counts))
+
+
+@cache
+def _joker_leads(sj: int, bj: int, th: int) -> tuple[Shape, ...]:
+    """Leads of jokers alone (and the 特画, alone or with them)."""
+    out: list[Shape] = []
+    for x in range(sj + 1):
+        for y in range(bj + 1):
+            if x or y:
+                out.append(_new(Shape, (0, 0, x, y, 0)))
+            if th:
+                out.append(_new(Shape, (0, 0, x, y, 1)))
+    return tuple(out)
+
+
+def follow_shapes(counts: Sequence[int], last: Sequence[int], rules: RuleSet) -> list[Shape]:
+    """Every shape a player holding ``counts`` may play on ``last`` (a :class:`Shape`
+    or its five numbers): as many cards, each higher (:func:`shape_beats`), or
+    with 烤牌 (``kaopai``) more jokers on a play that holds one; under 憋6
+    (``hold_sixes``) sixes only with the whole hand; no jokers on 2s unless
+    ``jokers_with_twos``."""
+    ranks = plain_follow_ranks(counts, last, rules)
+    if ranks is not None:
+        n1 = last[1]
+        return [_new(Shape, (r, n1, 0, 0, 0)) for r in ranks]
+    r1, n1, x1, y1, t1 = last
+    if t1:
         return []                         # nothing beats the 特画
     if _tehua(counts):
-        return _tehua_follows(counts, last, rules)
+        return _tehua_follows(counts, Shape(r1, n1, x1, y1, t1), rules)
     sj, bj = counts[SJ], counts[BJ]
-    size = sum(counts)
     hold = rules.hold_sixes
     out: list[Shape] = []
-    r1, n1, x1, y1 = last[:4]
+    size = sum(counts)
     if rules.kaopai and x1 + y1:
+        last = Shape(r1, n1, x1, y1)
         for n in range(n1 + 1):
             ranks = [0] if n == 0 else [r for r in range(r1 + 1, TWO + 1) if counts[r] >= n]
             for r in ranks:
@@ -266,15 +322,40 @@ def follow_shapes(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Sh
         for x in range(min(sj, total - y) + 1):
             n = total - y - x
             if n == 0:
-                out.append(Shape(0, 0, x, y))
+                out.append(_new(Shape, (0, 0, x, y, 0)))
                 continue
             for r in range(r1 + 1, TWO + 1):
                 if counts[r] < n or not _jokers_ok(r, x, y, rules):
                     continue
                 if hold and r == SIX and total != size:
                     continue
-                out.append(Shape(r, n, x, y))
+                out.append(_new(Shape, (r, n, x, y, 0)))
     return out
+
+
+def plain_follow_ranks(counts: Sequence[int], last: Sequence[int],
+                       rules: RuleSet) -> list[int] | None:
+    """The usual follow, when neither ``last`` nor the hand holds a joker (or the
+    特画): the ranks of which the player may play as many cards as ``last`` has,
+    each higher (under 憋6 sixes only with the whole hand).  ``None`` when jokers
+    are involved (then :func:`follow_shapes` looks further).
+
+    >>> counts = rank_counts(parse_cards("9 9 6 6 K"))
+    >>> plain_follow_ranks(counts, Shape(5, 2, 0, 0), RuleSet())
+    [6, 9]
+    >>> plain_follow_ranks(counts, Shape(5, 2, 0, 0), RuleSet().replace(hold_sixes=True))
+    [9]
+    """
+    r1, n1, x1, y1, t1 = last
+    if x1 or y1 or t1 or counts[SJ] or counts[BJ] or (len(counts) > TH and counts[TH]):
+        return None
+    higher = counts[r1 + 1:TWO + 1]
+    if not higher or max(higher) < n1:
+        return []
+    ranks = [r for r, c in enumerate(higher, r1 + 1) if c >= n1]
+    if rules.hold_sixes and r1 < SIX and counts[SIX] >= n1 and n1 != sum(counts):
+        ranks.remove(SIX)
+    return ranks
 
 
 def _tehua_follows(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[Shape]:
