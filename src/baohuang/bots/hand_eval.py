@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from ..engine.cards import RANK_OF, Card, Deck, Rank, make_deck
-from ..engine.plays import Shape
+from ..engine.plays import BJ, SJ, TWO, Shape, beatable, whole_hand_rank
 from ..engine.rules import RuleSet
 
 __all__ = [
@@ -44,10 +44,6 @@ __all__ = [
     "shape_of",
 ]
 
-SJ = 16
-BJ = 17
-TWO = 15
-SIX = 6
 #: What a big / small joker is worth in :meth:`Table.cost`, in lost leads.
 BJ_VALUE = 0.9
 SJ_VALUE = 0.6
@@ -253,8 +249,8 @@ class Table:
         """The chance that some other seat can beat ``shape``; ``weights``
         (per seat 0..4) scales each seat's chance, e.g. by how likely that
         seat is an opponent."""
-        if shape.bj and not self.kaopai:
-            return 0.0                       # nothing beats a big joker (挂大王的牌为最大)
+        if not beatable(shape, self.kaopai):
+            return 0.0                       # e.g. 挂大王的牌为最大
         keep = 1.0
         for i, (seat, _) in enumerate(self.others):
             w = 1.0 if weights is None else weights[seat]
@@ -267,8 +263,8 @@ class Table:
         chance it loses the lead when led (6s under 憋6 always cost 1)."""
         if n <= 0:
             return 0.0
-        if rank == SIX and self.rules.hold_sixes:
-            return 1.0
+        if rank == whole_hand_rank(self.rules):
+            return 1.0                       # 憋6: held back, led only as the last play
         return self.beaten(Shape(rank, n, 0, 0))
 
     def cost(self, counts: Sequence[int]) -> float:

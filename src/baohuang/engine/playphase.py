@@ -10,6 +10,8 @@ from .actions import Action, ActionKind
 from .cards import CARD_TEXT, CARDS_OF_RANK, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card
 from .events import Event, EventKind, Lead, Out, Play, Reveal
 from .plays import (
+    BJ,
+    SJ,
     TH,
     Shape,
     classify,
@@ -22,12 +24,9 @@ from .plays import (
     shape_beats,
     whole_hand_rank,
 )
-from .rules import GuardMode, LeadAfterOut, Scoring
-from .scoring import decided, settle
+from .rules import GuardMode, LeadAfterOut
+from .scoring import game_ends, settle
 from .state import GameState, IllegalAction, Result, Stage
-
-_SMALL_JOKER: Final = 16           # (card ranks: 小王, 大王)
-_BIG_JOKER: Final = 17
 
 __all__ = ["PlayCache", "apply", "apply_legal", "check_play", "legal", "legal_actions",
            "materialize"]
@@ -40,8 +39,6 @@ _PASS_KIND: Final = A.PASS
 _ASK_KIND: Final = A.ASK_LEAD
 _APPLY: Final = LeadAfterOut.APPLY
 _CARD_MODE: Final = GuardMode.CARD
-_PLACEMENT: Final = Scoring.PLACEMENT
-_WURENJU: Final = Scoring.WURENJU
 _new = tuple.__new__
 #: Events without data are never changed, so each seat's pass is one object.
 _PASS_EVENTS: Final = tuple(Event(EventKind.PASS, seat) for seat in range(5))
@@ -108,12 +105,12 @@ def _fill(st: GameState, seat: int, groups: RankCards, rank: int) -> tuple[Card,
 def _jokers(st: GameState, seat: int,
             groups: RankCards) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
     """``seat``'s big and small jokers (大王, 小王)."""
-    big = groups[17]
+    big = groups[BJ]
     if big is None:
-        big = _fill(st, seat, groups, 17)
-    small = groups[16]
+        big = _fill(st, seat, groups, BJ)
+    small = groups[SJ]
     if small is None:
-        small = _fill(st, seat, groups, 16)
+        small = _fill(st, seat, groups, SJ)
     return big, small
 
 
@@ -190,7 +187,7 @@ def materialize(st: GameState, seat: int, shapes: list[Shape],
     split = _grouped(st, kept, seat, special)
     special_ranks = {RANK_OF[c] for c in special}
     # the ways to add y big (x small) jokers: one each unless a joker is special
-    bigs, smalls = _ways(split[_BIG_JOKER]), _ways(split[_SMALL_JOKER])
+    bigs, smalls = _ways(split[BJ]), _ways(split[SJ])
     tehua = split[TH][0] + split[TH][1]
     out: list[Action] = []
     for shape in shapes:
@@ -418,11 +415,11 @@ def apply_legal(st: GameState, action: Action, kept: PlayCache | None = None) ->
     sj = bj = th = 0
     for c in cards:
         r = RANK_OF[c]
-        if r < _SMALL_JOKER:
+        if r < SJ:
             break
-        if r == _SMALL_JOKER:
+        if r == SJ:
             sj += 1
-        elif r == _BIG_JOKER:
+        elif r == BJ:
             bj += 1
         else:
             th += 1
@@ -517,19 +514,8 @@ def _lead_after_out(st: GameState, out_seat: int) -> int:
 
 
 def _is_over(st: GameState) -> bool:
-    out = st.out
-    if st.rules.scoring is _PLACEMENT:
-        return len(out) >= 4
-    e = st.emperor
-    if st.rules.scoring is _WURENJU:
-        assert e is not None and st.guard is not None
-        return decided(out, e, st.guard, st.solo is not None)
-    if st.solo == "open":
-        return len(out) >= 1
-    if st.solo == "hidden":
-        return e in out or len(out) >= 2
-    royal = st.royal()
-    return all(s in out for s in royal) or all(s in out for s in range(5) if s not in royal)
+    assert st.emperor is not None and st.guard is not None
+    return game_ends(st.out, st.emperor, st.guard, st.solo, st.rules.scoring)
 
 
 def finish(st: GameState) -> None:

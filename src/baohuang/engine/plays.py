@@ -26,6 +26,7 @@ from .rules import RuleSet
 __all__ = [
     "InvalidPlay",
     "Shape",
+    "beatable",
     "beats",
     "classify",
     "follow_shapes",
@@ -122,23 +123,35 @@ def _fmt(cards: Sequence[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-def shape_beats(new: Shape, old: Shape, kaopai: bool = False) -> bool:
-    """Whether ``new`` beats ``old``: the same number of cards and every card
-    strictly higher, position by position (with :attr:`RuleSet.kaopai`, more
-    jokers may cover a play that holds a joker).  Nothing beats a play that
-    holds the 特画; the 特画 stands above any card."""
+def shape_beats(new: Sequence[int], old: Sequence[int], kaopai: bool = False) -> bool:
+    """Whether ``new`` beats ``old`` (each a :class:`Shape` or its four or five
+    numbers): the same number of cards and every card strictly higher, position
+    by position (with :attr:`RuleSet.kaopai`, more jokers may cover a play that
+    holds a joker).  Nothing beats a play that holds the 特画; the 特画 stands
+    above any card."""
     if len(old) > 4 and old[4]:
         return False
     if len(new) > 4 and new[4]:
         return (_kaopai_beats(new, old) if kaopai and (old[2] or old[3])
                 else _positions_beat(new, old))
-    r2, n2, x2, y2 = new[:4]
-    r1, n1, x1, y1 = old[:4]
+    r2, n2, x2, y2 = new[0], new[1], new[2], new[3]
+    r1, n1, x1, y1 = old[0], old[1], old[2], old[3]
     if kaopai and x1 + y1:
         return _kaopai_beats(new, old)
     if y1 or n2 + x2 + y2 != n1 + x1 + y1 or y2 < x1:
         return False
     return not (n2 and r2 <= r1)
+
+
+def beatable(old: Sequence[int], kaopai: bool = False) -> bool:
+    """Whether any play without the 特画 may beat ``old`` (as :func:`shape_beats`
+    says): not a play holding the 特画, nor, without 烤牌, one holding a big
+    joker (挂大王的牌为最大).
+
+    >>> beatable(Shape(9, 2, 0, 1)), beatable(Shape(9, 2, 0, 1), kaopai=True)
+    (False, True)
+    """
+    return not ((len(old) > 4 and old[4]) or (old[3] and not kaopai))
 
 
 def _values(shape: Sequence[int]) -> list[int]:
@@ -154,7 +167,7 @@ def _positions_beat(new: Sequence[int], old: Sequence[int]) -> bool:
     return len(a) == len(b) and all(x > y for x, y in zip(a, b, strict=True))
 
 
-def _kaopai_beats(new: Shape, old: Shape) -> bool:
+def _kaopai_beats(new: Sequence[int], old: Sequence[int]) -> bool:
     """烤牌: every old card covered by its own group of new cards.
 
     An old BJ takes 2 BJ or 3 SJ; an old SJ 1 BJ or 2 SJ; an old rank card
@@ -283,7 +296,7 @@ def _joker_leads(sj: int, bj: int, th: int) -> tuple[Shape, ...]:
 
 def follow_shapes(counts: Sequence[int], last: Sequence[int], rules: RuleSet) -> list[Shape]:
     """Every shape a player holding ``counts`` may play on ``last`` (a :class:`Shape`
-    or its five numbers): as many cards, each higher (:func:`shape_beats`), or
+    or its four or five numbers): as many cards, each higher (:func:`shape_beats`), or
     with 烤牌 (``kaopai``) more jokers on a play that holds one; under 憋6
     (``hold_sixes``) sixes only with the whole hand; no jokers on 2s unless
     ``jokers_with_twos``."""
@@ -291,7 +304,8 @@ def follow_shapes(counts: Sequence[int], last: Sequence[int], rules: RuleSet) ->
     if ranks is not None:
         n1 = last[1]
         return [_new(Shape, (r, n1, 0, 0, 0)) for r in ranks]
-    r1, n1, x1, y1, t1 = last
+    r1, n1, x1, y1 = last[:4]
+    t1 = last[4] if len(last) > 4 else 0
     if t1:
         return []                         # nothing beats the 特画
     if _tehua(counts):
@@ -346,8 +360,9 @@ def plain_follow_ranks(counts: Sequence[int], last: Sequence[int],
     >>> plain_follow_ranks(counts, Shape(5, 2, 0, 0), RuleSet().replace(hold_sixes=True))
     [9]
     """
-    r1, n1, x1, y1, t1 = last
-    if x1 or y1 or t1 or counts[SJ] or counts[BJ] or (len(counts) > TH and counts[TH]):
+    r1, n1, x1, y1 = last[:4]
+    if x1 or y1 or (len(last) > 4 and last[4]) or counts[SJ] or counts[BJ] \
+            or (len(counts) > TH and counts[TH]):
         return None
     higher = counts[r1 + 1:TWO + 1]
     if not higher or max(higher) < n1:
@@ -377,13 +392,15 @@ def _tehua_follows(counts: Sequence[int], last: Shape, rules: RuleSet) -> list[S
     return out
 
 
-def playable(shape: Shape, counts: Sequence[int], rules: RuleSet) -> bool:
+def playable(shape: Sequence[int], counts: Sequence[int], rules: RuleSet) -> bool:
     """Whether a player holding ``counts`` may play ``shape`` at all
     (he holds the cards; 憋6 and 不可以用2配牌 respected)."""
-    r, n, x, y = shape[:4]
+    r, n, x, y = shape[0], shape[1], shape[2], shape[3]
     t = shape[4] if len(shape) > 4 else 0
-    if n + x + y + t == 0 or counts[SJ] < x or counts[BJ] < y or (n and counts[r] < n):
+    if (n and counts[r] < n) or counts[SJ] < x or counts[BJ] < y or not (n or x or y or t):
         return False
-    if t > _tehua(counts) or not _jokers_ok(r, x + t, y, rules):
+    if t and t > _tehua(counts):
         return False
-    return not (rules.hold_sixes and r == SIX and n and n + x + y + t != sum(counts))
+    if (x or y or t) and not _jokers_ok(r, x + t, y, rules):
+        return False
+    return not (r == SIX and n and rules.hold_sixes and n + x + y + t != sum(counts))

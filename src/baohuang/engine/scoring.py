@@ -20,8 +20,8 @@ from typing import Any, Literal
 from .cards import RANK_OF, Card
 from .rules import RuleSet, Scoring
 
-__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "settle", "stake_of",
-           "tribute_transfers", "wurenju_outcome"]
+__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "game_ends", "settle",
+           "stake_of", "tribute_transfers", "wurenju_outcome"]
 
 SoloKind = Literal["open", "hidden"]
 
@@ -85,6 +85,31 @@ def decided(out: Sequence[int], emperor: int, guard: int, solo: bool) -> bool:
     return (wurenju_outcome(fill_places(places, royal), emperor, guard, solo)
             == wurenju_outcome(fill_places(places, royal, royal_first=True),
                                emperor, guard, solo))
+
+
+def game_ends(out: Sequence[int], emperor: int, guard: int, solo: SoloKind | None,
+              scoring: Scoring) -> bool:
+    """Whether the game ends once the seats ``out`` went out, in this order
+    (docs/rules.md §7.4: as soon as its result is fixed).  The engine and the
+    bots' playouts both ask here.
+
+    >>> game_ends([0, 2], emperor=0, guard=2, solo=None, scoring=Scoring.SHANDONG)
+    True
+    >>> game_ends([1], emperor=0, guard=0, solo="open", scoring=Scoring.SHANDONG)
+    True
+    >>> game_ends([1, 3], emperor=0, guard=0, solo="hidden", scoring=Scoring.PLACEMENT)
+    False
+    """
+    if scoring is Scoring.PLACEMENT:
+        return len(out) >= 4
+    if scoring is Scoring.WURENJU:
+        return decided(out, emperor, guard, solo is not None)
+    if solo == "open":
+        return len(out) >= 1
+    if solo == "hidden":
+        return emperor in out or len(out) >= 2
+    royal_out = (emperor in out) + (guard in out)
+    return royal_out == 2 or len(out) - royal_out == 3
 
 
 def stake_of(*, guard_open: bool, solo: SoloKind | None, rebels: Sequence[int],

@@ -2,13 +2,12 @@
 
 No :class:`~baohuang.engine.actions.Action` objects and no events: each seat is a
 list of 18 rank counts (indices 3..17, 16 = SJ, 17 = BJ), a play is a shape
-tuple ``(rank, n, sj, bj)``.  The simulator follows the play rules of
-docs/rules.md §3 and §7 exactly as :mod:`baohuang.engine.playphase` does — rounds, soft
-passes, 接风 (``lead_after_out``: teammate, next, apply), the early end of a
-game, 憋6 (``hold_sixes``), 烤牌 (``kaopai``), 不可以用2配牌
-(``jokers_with_twos``) — and settles the result with
-:func:`baohuang.engine.scoring.settle`.  One approximation: the 特画
-(``called_card_high``) is counted as a big joker
+tuple ``(rank, n, sj, bj)``.  The simulator keeps the flow of the play phase
+(docs/rules.md §7: rounds, soft passes, 接风 by ``lead_after_out`` — teammate,
+next, apply) and asks :mod:`baohuang.engine.plays` what may be played (憋6, 烤牌,
+不可以用2配牌 and what beats what), :func:`baohuang.engine.scoring.game_ends`
+when the game is over and :func:`baohuang.engine.scoring.settle` for the scores.
+One approximation: the 特画 (``called_card_high``) is counted as a big joker
 (:func:`baohuang.bots.hand_eval.rank_of`), so a play holding it is never beaten
 here either, but here it does not beat a big joker.
 
@@ -37,17 +36,24 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...engine.plays import Shape, follow_shapes, shape_beats
-from ...engine.rules import LeadAfterOut, RuleSet, Scoring
-from ...engine.scoring import SoloKind, decided, settle
+from ...engine.plays import (
+    BJ,
+    SJ,
+    TWO,
+    beatable,
+    follow_shapes,
+    playable,
+    shape_beats,
+    whole_hand_rank,
+)
+from ...engine.rules import LeadAfterOut, RuleSet
+from ...engine.scoring import SoloKind, game_ends, settle
 
 __all__ = ["PlayState", "RolloutPolicy", "Shape4", "Simulator"]
 
 #: A play as ``(rank, n, sj, bj)`` — the fields of :class:`baohuang.engine.plays.Shape`.
 Shape4 = tuple[int, int, int, int]
 
-SJ, BJ, TWO, SIX = 16, 17, 15, 6
-_TEAMS, _OPEN_SOLO, _HIDDEN_SOLO, _PLACEMENT, _WURENJU = 0, 1, 2, 3, 4
 
 
 @dataclass(slots=True)
@@ -97,18 +103,16 @@ class RolloutPolicy:
 class Simulator:
     """Plays out the rest of a game on rank counts under ``rules``."""
 
-    __slots__ = ("_end", "_hold", "_jw2", "_kaopai", "_lead_mode", "policy", "rules")
+    __slots__ = ("_held_back", "_kaopai", "_lead_mode", "_scoring", "policy", "rules")
 
     def __init__(self, rules: RuleSet, policy: RolloutPolicy | None = None) -> None:
         self.rules = rules
         self.policy = policy or RolloutPolicy()
         self._kaopai = rules.kaopai
-        self._hold = rules.hold_sixes
-        self._jw2 = rules.jokers_with_twos
+        self._held_back = whole_hand_rank(rules)
         self._lead_mode = {LeadAfterOut.TEAMMATE: 0, LeadAfterOut.NEXT: 1,
                            LeadAfterOut.APPLY: 2}[rules.lead_after_out]
-        self._end = {Scoring.PLACEMENT: _PLACEMENT, Scoring.WURENJU: _WURENJU}.get(
-            rules.scoring, _TEAMS)
+        self._scoring = rules.scoring
 
     # -- building states -------------------------------------------------------
     def opening(self, counts: Sequence[Sequence[int]], emperor: int, guard: int,
@@ -192,18 +196,7 @@ class Simulator:
         return self._next_in(st, out_seat)
 
     def _over(self, st: PlayState) -> bool:
-        out = st.out
-        if self._end == _PLACEMENT:
-            return len(out) >= 4
-        if self._end == _WURENJU:
-            return decided(out, st.emperor, st.guard, st.solo is not None)
-        if st.solo == "open":
-            return len(out) >= 1
-        if st.solo == "hidden":
-            return st.emperor in out or len(out) >= 2
-        royal = st.royal
-        royal_in = sum(1 for s in range(5) if royal[s] and st.sizes[s])
-        return royal_in == 0 or royal_in == 5 - len(out)
+        return game_ends(st.out, st.emperor, st.guard, st.solo, self._scoring)
 
     def is_over(self, st: PlayState) -> bool:
         """Whether the game in ``st`` has ended."""
@@ -222,22 +215,20 @@ class Simulator:
         lead, follow, whole_beat = self._lead, self._follow, self._whole_hand_beat
         s, last, ls = st.to_act, st.last, st.last_seat
         passes, applicant = st.passes, st.applicant
+        open_play = last is not None and beatable(last, kaopai)   # may it be beaten at all
         shape: Shape4 | None
         while True:
             if last is None:
                 shape = lead(counts[s], sizes[s], rand() < wander)
             else:
-                size = sizes[s]
-                if last[3] and not kaopai:
-                    shape = None                      # nothing beats a big joker
+                if not open_play:
+                    shape = None
                 elif royal[s] == royal[ls] and sizes[ls]:
                     # never beat a partner who is still in, unless going out
-                    shape = (whole_beat(counts[s], size, last)
-                             if kaopai or size == last[1] + last[2] + last[3] else None)
-                elif not kaopai and size < last[1] + last[2] + last[3]:
-                    shape = None
+                    shape = (whole_beat(counts[s], last)
+                             if kaopai or sizes[s] == last[1] + last[2] + last[3] else None)
                 else:
-                    shape = follow(counts[s], size, last, sizes[ls] <= threat, save, rand)
+                    shape = follow(counts[s], sizes[s], last, sizes[ls] <= threat, save, rand)
                 if shape is None:                     # pass
                     gone = not sizes[ls]
                     if lead_mode == 2 and applicant is None and gone:
@@ -263,6 +254,7 @@ class Simulator:
             c[BJ] -= y
             sizes[s] -= n + x + y
             last, ls, passes, applicant = shape, s, 0, None
+            open_play = beatable(shape, kaopai)
             if not sizes[s]:
                 out.append(s)
                 if self._over(st):
@@ -280,19 +272,15 @@ class Simulator:
         s, last, ls, sizes = st.to_act, st.last, st.last_seat, st.sizes
         if last is None:
             return self._lead(st.counts[s], sizes[s], rng.random() < pol.wander), False
-        size = sizes[s]
-        t = last[1] + last[2] + last[3]
         shape: Shape4 | None
-        if last[3] and not self._kaopai:
+        if not beatable(last, self._kaopai):
             shape = None
         elif st.royal[s] == st.royal[ls] and sizes[ls]:
-            shape = (self._whole_hand_beat(st.counts[s], size, last)
-                     if self._kaopai or size == t else None)
-        elif not self._kaopai and size < t:
-            shape = None
+            shape = (self._whole_hand_beat(st.counts[s], last)
+                     if self._kaopai or sizes[s] == last[1] + last[2] + last[3] else None)
         else:
-            shape = self._follow(st.counts[s], size, last, sizes[ls] <= pol.threat, pol.save,
-                                 rng.random)
+            shape = self._follow(st.counts[s], sizes[s], last, sizes[ls] <= pol.threat,
+                                 pol.save, rng.random)
         ask = (shape is None and self._lead_mode == 2 and st.applicant is None
                and not sizes[ls])
         return shape, ask
@@ -313,27 +301,28 @@ class Simulator:
                       guard_open=guard_open and st.solo is None, rebels=rebels, kicks=kicks)
 
     # -- the greedy policy -----------------------------------------------------------
-    def _whole(self, c: list[int], size: int) -> Shape4 | None:
-        """The whole hand as one play, if it is one."""
+    # It only chooses: what may be played comes from :mod:`baohuang.engine.plays`.
+    def _whole(self, c: list[int]) -> Shape4 | None:
+        """The whole hand as one play, if it is one (and a legal one)."""
         rank = 0
         for r in range(3, 16):
             if c[r]:
                 if rank:
                     return None
                 rank = r
-        x, y = c[SJ], c[BJ]
-        if rank == TWO and (x or y) and not self._jw2:
-            return None
-        return (rank, c[rank] if rank else 0, x, y)
+        shape = (rank, c[rank] if rank else 0, c[SJ], c[BJ])
+        return shape if playable(shape, c, self.rules) else None
 
     def _lead(self, c: list[int], size: int, wander: bool) -> Shape4:
-        whole = self._whole(c, size)
+        """The whole hand when it is one play; else the lowest group (with
+        ``wander`` the second lowest) that may be led alone, else jokers."""
+        whole = self._whole(c)
         if whole is not None:
             return whole
-        hold = self._hold
+        held_back = self._held_back
         first = 0
         for r in range(3, 16):
-            if c[r] and not (hold and r == SIX):
+            if c[r] and r != held_back:
                 if not first:
                     first = r
                     if not wander:
@@ -343,90 +332,75 @@ class Simulator:
                     break
         if first:
             return (first, c[first], 0, 0)
-        # only sixes (held back) and jokers: jokers first
+        # only cards held back (憋6) and jokers: jokers first
         if c[SJ]:
             return (0, 0, c[SJ], 0)
         return (0, 0, 0, c[BJ])
 
-    def _beats(self, new: Shape4, old: Shape4) -> bool:
-        r2, n2, x2, y2 = new
-        r1, n1, x1, y1 = old
-        if self._kaopai and x1 + y1:
-            return shape_beats(Shape(*new), Shape(*old), True)
-        if y1 or n2 + x2 + y2 != n1 + x1 + y1 or y2 < x1:
-            return False
-        return not (n2 and r2 <= r1)
-
-    def _whole_hand_beat(self, c: list[int], size: int, last: Shape4) -> Shape4 | None:
-        whole = self._whole(c, size)
-        if whole is not None and self._beats(whole, last):
+    def _whole_hand_beat(self, c: list[int], last: Shape4) -> Shape4 | None:
+        """Going out with the whole hand on ``last``, if it beats it."""
+        whole = self._whole(c)
+        if whole is not None and shape_beats(whole, last, self._kaopai):
             return whole
         return None
 
     def _follow(self, c: list[int], size: int, last: Shape4, urgent: bool, save: float,
                 rand: Callable[[], float]) -> Shape4 | None:
+        """The cheapest play that beats ``last``: going out with the whole hand;
+        else as many cards of the lowest rank that will do (with as many big
+        jokers as ``last`` has small ones); else a rank filled up with jokers or
+        jokers alone, fewest jokers first (a big one counted three).  A play
+        holding jokers or 2s is kept back with probability ``save`` unless
+        ``urgent``.  Every candidate is checked by :mod:`baohuang.engine.plays`."""
         r1, n1, x1, y1 = last
         t = n1 + x1 + y1
-        if size < t:
-            return None
-        if size == t:
-            whole = self._whole_hand_beat(c, size, last)
+        rules, kaopai = self.rules, self._kaopai
+        if size == t or kaopai:
+            whole = self._whole_hand_beat(c, last)
             if whole is not None:
                 return whole
-        if self._kaopai and x1 + y1:
-            return self._follow_kaopai(c, last, urgent, save, rand)
-        bj = c[BJ]
-        if bj < x1:
+        if kaopai and x1 + y1:
+            return self._cheapest(follow_shapes(c, last, rules), urgent, save, rand)
+        if size < t:
             return None
-        hold = self._hold
-        if n1:
+        bj = c[BJ]
+        if n1 and bj >= x1:
             for r in range(r1 + 1, 16):
                 if c[r] >= n1:
-                    if hold and r == SIX and t != size:
-                        continue
-                    if x1 and r == TWO and not self._jw2:
-                        continue
-                    if (r == TWO or x1) and not urgent and rand() < save:
-                        return None
-                    return (r, n1, 0, x1)
+                    shape = (r, n1, 0, x1)
+                    if playable(shape, c, rules) and shape_beats(shape, last):
+                        if (r == TWO or x1) and not urgent and rand() < save:
+                            return None
+                        return shape
         # jokers must fill in
         sj = c[SJ]
-        best: Shape4 | None = None
-        best_cost = 99
-        if n1:
-            for r in range(r1 + 1, 16):
-                k = c[r]
-                if not k or k >= n1:
-                    continue
-                if r == TWO and not self._jw2:
-                    continue
-                if hold and r == SIX and t != size:
-                    continue
+        options: list[Shape4] = []
+        for r in range(r1 + 1, 16) if n1 else ():
+            k = c[r]
+            if k and k < n1:
                 extra = n1 - k
                 x2 = min(sj, extra)
-                y2 = x1 + extra - x2
-                if y2 > bj:
-                    continue
-                cost = 3 * y2 + x2
-                if cost < best_cost:
-                    best, best_cost = (r, k, x2, y2), cost
-        extra = n1
-        x2 = min(sj, extra)
-        y2 = x1 + extra - x2
-        if y2 <= bj and 3 * y2 + x2 < best_cost:
-            best = (0, 0, x2, y2)
-        if best is None:
-            return None
-        if not urgent and rand() < save:
-            return None
-        return best
+                options.append((r, k, x2, x1 + extra - x2))
+        x2 = min(sj, n1)
+        options.append((0, 0, x2, x1 + n1 - x2))
+        options.sort(key=_cost)
+        for shape in options:
+            if shape[3] <= bj and playable(shape, c, rules) and shape_beats(shape, last):
+                return self._cheapest((shape,), urgent, save, rand)
+        return None
 
-    def _follow_kaopai(self, c: list[int], last: Shape4, urgent: bool, save: float,
-                       rand: Callable[[], float]) -> Shape4 | None:
-        options = follow_shapes(c, Shape(*last), self.rules)
+    @staticmethod
+    def _cheapest(options: Sequence[Sequence[int]], urgent: bool, save: float,
+                  rand: Callable[[], float]) -> Shape4 | None:
         if not options:
             return None
-        best = min(options, key=lambda s: (3 * s.bj + s.sj, s.rank, -s.n))
-        if not urgent and rand() < save:
+        best = min(options, key=_cost)
+        if (best[0] == TWO or best[2] or best[3]) and not urgent and rand() < save:
             return None
-        return (best.rank, best.n, best.sj, best.bj)
+        return best[0], best[1], best[2], best[3]
+
+
+def _cost(shape: Sequence[int]) -> tuple[int, bool, int, int]:
+    """The greedy follower's order: jokers spent (a big one counts three), a
+    play of jokers alone last among equals, the lowest rank, the most cards."""
+    return 3 * shape[3] + shape[2], shape[0] == 0, shape[0], -shape[1]
