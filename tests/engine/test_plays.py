@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import pytest
 from helpers import rules
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import baohuang as bh
 from baohuang import InvalidPlay, Shape, beats, classify, parse_cards
-from baohuang.engine.plays import follow_shapes, lead_shapes, playable, rank_counts
+from baohuang.engine.plays import (
+    beatable,
+    follow_shapes,
+    joker_lead_shapes,
+    lead_shapes,
+    plain_follow_ranks,
+    playable,
+    rank_counts,
+    rank_lead_shapes,
+    shape_beats,
+    whole_hand_rank,
+)
 
 KAOPAI = rules(kaopai=True)
 TWOS = rules(jokers_with_twos=True)
@@ -188,3 +201,40 @@ def test_twos_lead_alone_but_not_with_jokers() -> None:
 
 def test_shape_text() -> None:
     assert str(classify(parse_cards("9 BJ SJ 9"))) == "BJ SJ 9 9"
+
+
+# -- the shortcuts the engine and the playouts take are the rule itself ----------------
+
+_counts = st.lists(st.integers(0, 4), min_size=13, max_size=13).flatmap(
+    lambda ranks: st.tuples(st.integers(0, 2), st.integers(0, 2)).map(
+        lambda jokers: [0, 0, 0, *ranks, jokers[0], jokers[1], 0]))
+_last = st.tuples(st.integers(3, 15), st.integers(1, 4), st.integers(0, 1),
+                  st.integers(0, 1)).map(lambda t: Shape(*t))
+_rules = st.sampled_from([bh.RuleSet(), KAOPAI, TWOS, SIXES,
+                          rules(kaopai=True, hold_sixes=True, jokers_with_twos=True)])
+
+
+@given(_counts, _last, _rules)
+@settings(max_examples=300, deadline=None)
+def test_shortcuts_agree_with_the_shapes(counts: list[int], last: Shape,
+                                         ruleset: bh.RuleSet) -> None:
+    """``plain_follow_ranks`` is ``follow_shapes`` when no joker is involved; a play
+    that is not ``beatable`` has no follow; ``rank_lead_shapes`` and
+    ``joker_lead_shapes`` make up ``lead_shapes``; every shape made is ``playable``."""
+    if sum(counts) == 0:
+        return
+    follows = follow_shapes(counts, last, ruleset)
+    ranks = plain_follow_ranks(counts, last, ruleset)
+    if ranks is not None:
+        assert follows == [Shape(r, last.n, 0, 0) for r in ranks]
+    if not beatable(last, ruleset.kaopai):
+        assert follows == []
+    assert all(playable(s, counts, ruleset) and shape_beats(s, last, ruleset.kaopai)
+               for s in follows)
+    leads = [s for r in range(3, 16) if counts[r]
+             for s in rank_lead_shapes(r, counts, ruleset)]
+    assert lead_shapes(counts, ruleset) == leads + list(joker_lead_shapes(counts))
+    assert all(playable(s, counts, ruleset) for s in leads)
+    six = whole_hand_rank(ruleset)
+    if six is not None and counts[six]:
+        assert all(s.size == sum(counts) for s in rank_lead_shapes(six, counts, ruleset))
