@@ -633,10 +633,12 @@ export class TableScreen {
         title: t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
         'aria-label': t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
         onclick: () => this.toggleSound() }, this.soundOn() ? '🔊' : '🔇'),
+      // an icon like the sound switch (a word would wrap the header on a small phone)
       h('button', { class: 'btn small motion-toggle', testid: 'motion-toggle',
         'aria-pressed': prefs.motionOn() ? 'true' : 'false', title: t('motion_help'),
+        'aria-label': t(prefs.motionOn() ? 'btn_motion_on' : 'btn_motion_off'),
         onclick: () => { prefs.toggleMotion(); this.render(); } },
-      t(prefs.motionOn() ? 'btn_motion_on' : 'btn_motion_off')),
+      prefs.motionOn() ? '✨' : '⏸'),
       tbl && tbl.watchers ? h('span', { class: 'watchers' }, t('watchers_n', { n: tbl.watchers }))
         : null);
   }
