@@ -5,9 +5,14 @@
 - ``sessions``: login tokens, stored as SHA-256 digests; ``created`` and ``last_used``
   (roughly: it is written at most once a minute) for their expiry.
 - ``tables``: a table's settings, seats and match totals; ``practice``: unrated;
-  ``counter``: the 记牌器 is shown; ``private``: not listed, free chat.
+  ``counter``: the 记牌器 is shown; ``private``: not listed, free chat; ``fence``: the
+  fencing token of the node that may write the table's actions (0 on a single server;
+  the token of its lease in Redis in a cluster, :mod:`baohuang.server.cluster`).
 - ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
-- ``actions``: every accepted action of a game in order (the game record).
+- ``actions``: every accepted action of a game in order (the game record); ``version``
+  numbers a table's actions across its games 1, 2, 3, … (the table's log version): one
+  row per ``(table_id, version)``, and version v is written only after v - 1
+  (:meth:`~baohuang.server.db.storage.Storage.append_action`, fencing).
 - ``game_players``: who sat where in a finished game and what they scored (history).
 """
 
@@ -77,6 +82,7 @@ tables = Table(
     Column("practice", Boolean, nullable=False, server_default=false()),
     Column("counter", Boolean, nullable=False, server_default=true()),
     Column("private", Boolean, nullable=False, server_default=false()),
+    Column("fence", BigInteger, nullable=False, server_default="0"),
     Index("ix_tables_status", "status"),
 )
 
@@ -107,6 +113,9 @@ actions = Table(
     Column("action", JSON, nullable=False),
     Column("source", String(12), nullable=False),
     Column("at", Float, nullable=False),
+    Column("table_id", String(16), nullable=False),
+    Column("version", Integer, nullable=False),
+    UniqueConstraint("table_id", "version", name="uq_actions_table_version"),
 )
 
 game_players = Table(

@@ -3,7 +3,10 @@
 :func:`open_storage` creates the SQLite file's directory, applies the Alembic
 migrations and returns a :class:`Storage`.  Actions are written through one
 writer task that groups the writes of all tables into one transaction
-(group commit): a table awaits its write before it tells anybody.  On an SQLite
+(group commit): a table awaits its write before it tells anybody.  Every action
+carries its table's next version and is written only if the version before it is
+the last one stored and the table's fencing token is the writer's; otherwise
+:class:`FencedWrite` (a node that lost a table can never write to it).  On an SQLite
 file, the actions and the small statements of tables and sessions are made from
 the event loop itself (:mod:`.storage_sqlite`).
 """
@@ -22,11 +25,17 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
+    JSON,
+    BigInteger,
     Connection,
+    Float,
+    Integer,
     Row,
+    String,
     bindparam,
     delete,
     event,
+    func,
     insert,
     select,
     update,
@@ -39,7 +48,7 @@ from sqlalchemy.sql import Executable
 from .models import actions, game_players, games, sessions, tables, users
 from .storage_sqlite import SqliteActions, SqliteOnLoop, sqlite_pragmas
 
-__all__ = ["NameTaken", "Storage", "UserRecord", "migrate", "open_storage"]
+__all__ = ["FencedWrite", "NameTaken", "Storage", "UserRecord", "migrate", "open_storage"]
 
 log = logging.getLogger("baohuang.server")
 
@@ -52,6 +61,18 @@ RateGame = Callable[[list[tuple[float, float] | None]], list[tuple[float, float]
 
 class NameTaken(ValueError):
     """A registered name that is already in use."""
+
+
+class FencedWrite(RuntimeError):
+    """An action that was not written: its version does not follow the table's last
+    stored one, or another node holds the table (a newer fencing token)."""
+
+    def __init__(self, table_id: str, version: int, fence: int) -> None:
+        super().__init__(f"table {table_id}: version {version} with fencing token {fence} "
+                         "refused (another writer got there first, or holds the table now)")
+        self.table_id = table_id
+        self.version = version
+        self.fence = fence
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +88,15 @@ class UserRecord:
     leaves: int
     mu: float
     sigma: float
+
+
+def _settle(future: asyncio.Future[None], row: dict[str, Any], written: bool) -> None:
+    if future.done():
+        return
+    if written:
+        future.set_result(None)
+    else:
+        future.set_exception(FencedWrite(row["table_id"], row["version"], row["fence"]))
 
 
 def _user(row: Any) -> UserRecord:
@@ -116,6 +146,23 @@ _ADD_TO_USER = update(users).where(users.c.id == bindparam("user_id")).values(
     {name: users.c[name] + bindparam(f"add_{name}") for name in _USER_TOTALS})
 _ADD_TO_USER_RATED = _ADD_TO_USER.values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma"))
 
+_ACTION_COLUMNS = {"game_id": Integer, "seq": Integer, "seat": Integer, "action": JSON,
+                   "source": String, "at": Float, "table_id": String, "version": Integer}
+#: one action, written only while the table's fencing token is the writer's (``fence``)
+#: and its last stored version is the one before (the table's row is locked for share
+#: meanwhile on PostgreSQL: a claim by a newer token waits for it, or it sees the claim)
+_INSERT_FENCED = insert(actions).from_select(
+    list(_ACTION_COLUMNS),
+    select(*(bindparam(name, type_=kind) for name, kind in _ACTION_COLUMNS.items()))
+    .select_from(tables)
+    .where(tables.c.id == bindparam("table_id", type_=String),
+           tables.c.fence == bindparam("fence", type_=BigInteger),
+           func.coalesce(select(func.max(actions.c.version))
+                         .where(actions.c.table_id == bindparam("table_id", type_=String))
+                         .scalar_subquery(), 0)
+           == bindparam("version", type_=Integer) - 1)
+    .with_for_update(read=True))
+
 
 class Storage:
     """Every read and write the server does."""
@@ -130,6 +177,9 @@ class Storage:
             self._sqlite = SqliteActions(engine.url.database)
             self._on_loop = SqliteOnLoop(engine.url)
         self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        #: the fencing token this server writes each table's actions with (a table not
+        #: here: 0, the token of a table no cluster node ever claimed)
+        self.fences: dict[str, int] = {}
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         #: the loop ``start`` ran on (asking asyncio for the running loop costs a
@@ -181,12 +231,17 @@ class Storage:
 
     # -- actions (group commit) -------------------------------------------------
     async def append_action(self, game_id: int, seq: int, seat: int | None,
-                            action: dict[str, Any], source: str) -> None:
-        """Write one accepted action; returns once it is committed."""
+                            action: dict[str, Any], source: str, *, table_id: str,
+                            version: int) -> None:
+        """Write one accepted action as version ``version`` of its table; returns once it
+        is committed.  Raises :class:`FencedWrite`, nothing written, unless the table's
+        last stored version is ``version - 1`` and its fencing token is this server's
+        (:attr:`fences`)."""
         future: asyncio.Future[None] = (self._event_loop
                                         or asyncio.get_running_loop()).create_future()
         row = {"game_id": game_id, "seq": seq, "seat": seat, "action": action,
-               "source": source, "at": time.time()}
+               "source": source, "at": time.time(), "table_id": table_id,
+               "version": version, "fence": self.fences.get(table_id, 0)}
         self._pending.append((row, future))
         self._wake.set()
         await future
@@ -203,32 +258,50 @@ class Storage:
             if not batch:
                 continue
             try:
-                await self._insert_actions([row for row, _ in batch])
+                written = await self._insert_actions([row for row, _ in batch])
             except Exception:
                 await self._write_one_by_one(batch)
             else:
-                for _, future in batch:
-                    if not future.done():
-                        future.set_result(None)
+                for (row, future), ok in zip(batch, written, strict=True):
+                    _settle(future, row, ok)
 
-    async def _insert_actions(self, rows: list[dict[str, Any]]) -> None:
+    async def _insert_actions(self, rows: list[dict[str, Any]]) -> list[bool]:
+        """Write ``rows`` in one transaction: for each, whether it was (not: fenced)."""
         if self._sqlite is not None:
-            await self._sqlite.insert(rows)
-        else:
-            async with self.engine.begin() as conn:
-                await conn.execute(insert(actions), rows)
+            return await self._sqlite.insert(rows)
+        async with self.engine.begin() as conn:
+            return [(await conn.execute(_INSERT_FENCED, row)).rowcount == 1 for row in rows]
 
     async def _write_one_by_one(self, batch: list[tuple[dict[str, Any],
                                                        asyncio.Future[None]]]) -> None:
         for row, future in batch:
             try:
-                await self._insert_actions([row])
+                [ok] = await self._insert_actions([row])
+            except IntegrityError:       # another writer stored this version meanwhile
+                _settle(future, row, False)
             except Exception as exc:
                 if not future.done():
                     future.set_exception(exc)
             else:
-                if not future.done():
-                    future.set_result(None)
+                _settle(future, row, ok)
+
+    async def claim_table(self, table_id: str, fence: int) -> bool:
+        """Make ``fence`` the token that may write ``table_id``'s actions (and this
+        server's token for it), unless a newer one has been claimed: then False, and
+        nothing changes.  A node calls it once it holds the table's lease, before it
+        reads the table's log (:meth:`table_version`)."""
+        rows = await self._write(update(tables)
+                                 .where(tables.c.id == table_id, tables.c.fence <= fence)
+                                 .values(fence=fence).returning(tables.c.id))
+        if rows:
+            self.fences[table_id] = fence
+        return bool(rows)
+
+    async def table_version(self, table_id: str) -> int:
+        """The last version of ``table_id``'s stored actions (0: none)."""
+        rows = await self._read(select(func.coalesce(func.max(actions.c.version), 0))
+                                .where(actions.c.table_id == table_id))
+        return int(rows[0][0])
 
     # -- users and sessions ---------------------------------------------------------
     async def create_user(self, name: str, *, name_key: str | None, password_hash: str | None,

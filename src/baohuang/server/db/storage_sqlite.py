@@ -113,16 +113,20 @@ class SqliteOnLoop:
 
 class SqliteActions:
     """Batches of actions into an SQLite file through :mod:`sqlite3`: one prepared
-    ``INSERT`` and one commit per batch, no engine in between (the server's busiest
-    write, made while tables wait to broadcast).
+    conditional ``INSERT`` per action and one commit per batch, no engine in between
+    (the server's busiest write, made while tables wait to broadcast).  Each action
+    is written or, fenced, not (:attr:`SQL`): :meth:`insert` says which.
 
     A batch is written right on the event loop when the file is free — a commit to
     the WAL costs less than handing the batch to a thread — and by a thread of its
     own, which waits for the lock, when another connection is writing.  The loop's
     connection leaves checkpoints to that thread."""
 
-    SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at) "
-           "VALUES (?, ?, ?, ?, ?, ?)")
+    #: the conditional insert of one action (fencing): written only while the table's
+    #: fencing token is the writer's and its last stored version is the one before
+    SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at, table_id, version) "
+           "SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM tables WHERE tables.id = ? AND tables.fence = ? "
+           "AND coalesce((SELECT max(version) FROM actions WHERE table_id = ?), 0) = ? - 1")
     #: commits between two checkpoints of the write-ahead log (by the thread)
     CHECKPOINT_EVERY = 500
 
@@ -133,7 +137,11 @@ class SqliteActions:
         self._now: sqlite3.Connection | None = None      # the loop's
         self._since_checkpoint = 0
 
-    def _write(self, params: list[tuple[Any, ...]] | None) -> None:
+    def _insert(self, db: sqlite3.Connection, params: list[tuple[Any, ...]]) -> list[bool]:
+        with db:                                   # commit, or roll back on an error
+            return [db.execute(self.SQL, row).rowcount == 1 for row in params]
+
+    def _write(self, params: list[tuple[Any, ...]] | None) -> list[bool]:
         db = self._db
         if db is None:
             db = self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
@@ -143,34 +151,38 @@ class SqliteActions:
                 db.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except sqlite3.Error:      # (the next one, or another connection's, will do)
                 log.warning("checkpoint of %s failed", self.path, exc_info=True)
-            return
-        with db:                                   # commit, or roll back on an error
-            db.executemany(self.SQL, params)
+            return []
+        return self._insert(db, params)
 
-    def _write_now(self, params: list[tuple[Any, ...]]) -> bool:
-        """Write on the loop if nobody else holds the write lock; False if one does."""
+    def _write_now(self, params: list[tuple[Any, ...]]) -> list[bool] | None:
+        """Write on the loop if nobody else holds the write lock (which actions were
+        written); None if one does."""
         db = self._now
         try:
             if db is None:
                 db = sqlite3.connect(self.path, timeout=0, check_same_thread=False)
                 _on_loop_pragmas(db, None)
                 self._now = db
-            with db:
-                db.executemany(self.SQL, params)
+            return self._insert(db, params)
         except sqlite3.OperationalError as exc:
             if db is not None and db.in_transaction:
                 db.rollback()
             if _locked(exc):
-                return False
+                return None
             raise
-        return True
 
-    async def insert(self, rows: list[dict[str, Any]]) -> None:
-        params = [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"])
-                  for r in rows]
-        if not self._write_now(params):
-            await asyncio.get_running_loop().run_in_executor(self._thread, self._write, params)
+    async def insert(self, rows: list[dict[str, Any]]) -> list[bool]:
+        """Write ``rows`` (with ``fence``, the writer's token) in one transaction; for
+        each, whether it was written (False: fenced)."""
+        params = [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"],
+                   r["table_id"], r["version"], r["table_id"], r["fence"], r["table_id"],
+                   r["version"]) for r in rows]
+        written = self._write_now(params)
+        if written is None:
+            written = await asyncio.get_running_loop().run_in_executor(
+                self._thread, self._write, params)
         self.committed()
+        return written
 
     def committed(self) -> None:
         """Count a commit to the file (of the loop's connections, which never

@@ -299,6 +299,7 @@ class Lobby:
             for stored in game_row["actions"]:
                 match.game.apply(Action.from_dict(stored["action"]))
             table.game_ids.append(game_row["id"])
+            table.logged += len(game_row["actions"])
         table.match = match
         if games:
             last = games[-1]

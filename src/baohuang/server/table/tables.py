@@ -60,6 +60,9 @@ class Table:
         self.base = 0                     # versions of the games before the current one
         self.game_ids: list[int] = []
         self.moves = 0
+        #: the table's actions stored so far, over all its games: the last version of
+        #: its log (the next action is stored as ``logged + 1``, fenced)
+        self.logged = 0
         self.recorded = False             # the current game's result is stored
         self.finished_at: float | None = None
         self.watchers: set[Subscriber] = set()
@@ -208,7 +211,8 @@ class Table:
             raise IllegalAction(f"the server could not apply {action}") from None
         try:
             await self.storage.append_action(self.game_ids[-1], self.moves, seat,
-                                             action.to_dict(), source)
+                                             action.to_dict(), source, table_id=self.id,
+                                             version=self.logged + 1)
         except Exception:
             log.exception("table %s: storing an action failed; taking it back", self.id)
             record = game.record()
@@ -216,6 +220,7 @@ class Table:
             self.match.game = Game.from_record(record)
             raise IllegalAction("the server could not store this action; try again") from None
         self.moves += 1
+        self.logged += 1
         self.moved_at = time.monotonic()
         self.broadcast_events(before)
         if self._hidden_pending and game.stage is not Stage.GUARD:
