@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import fields
 from typing import Any
 
 from hypothesis import given, settings
@@ -48,3 +49,13 @@ def test_a_clients_merged_view_is_the_engines_view(seed: int, preset: str) -> No
     assert decisions > 0
     for s in range(5):
         assert view_from_dict(views[s], kept[s]) == game.view(s)
+
+
+def test_a_receiver_with_no_view_yet_is_sent_every_field_of_view_but_the_events() -> None:
+    # (the server's field lists come from the View class: a new field is sent too)
+    game = bh.Game.new(seed=5)
+    parts = game.view_update(game.to_act, 0)[:2]
+    sent = json.loads(render.view_changes(parts, None))
+    assert sorted(sent) == sorted(f.name for f in fields(bh.View) if f.name != "events")
+    assert sent == {k: v for k, v in game.view(game.to_act).to_dict().items()
+                    if k != "events"}

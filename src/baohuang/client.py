@@ -37,10 +37,8 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from .bots import Bot, make_bot
-from .engine.actions import Action, parse_actions
-from .engine.cards import Card, parse_card
-from .engine.state import Stage
-from .engine.views import EventLog, View, build_view
+from .engine.actions import Action
+from .engine.views import VIEW_CODEC, View
 
 __all__ = ["Client", "ClientError", "PlayResult", "Player", "view_from_dict"]
 
@@ -56,66 +54,20 @@ class ClientError(RuntimeError):
         super().__init__(f"{status} {code}: {message}")
 
 
-_CARD_CACHE: dict[str, Card] = {}
-
-
-def _card(text: str) -> Card:
-    card = _CARD_CACHE.get(text)
-    if card is None:
-        card = _CARD_CACHE[text] = parse_card(text)
-    return card
-
-
-def _cards(items: Sequence[str]) -> tuple[Card, ...]:
-    try:
-        return tuple(map(_CARD_CACHE.__getitem__, items))
-    except KeyError:
-        return tuple(map(_card, items))
-
-
-_STAGES = {stage.value: stage for stage in Stage}
-def _events(events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
-    # (a session's event list only grows: a view holds the events there are now without
-    # copying them)
-    return EventLog(events, len(events)) if isinstance(events, list) else tuple(events)
-
-
 #: what :func:`view_from_dict` made of a field's value, kept by a session: the field's
-#: name -> (the value as received, what was made of it); for ``played``, (how many
-#: cards, their cards)
+#: name -> (the value as received, what was made of it)
 Kept = dict[str, tuple[Any, Any]]
 
 
-def _hands(hands: dict[str, list[str]]) -> dict[int, tuple[Card, ...]]:
-    return {int(s): _cards(cs) for s, cs in hands.items()}
-
-
-#: the fields made again only when they changed (with ``kept``), and how
-_MADE: tuple[tuple[str, Callable[[Any], Any]], ...] = (
-    ("rules", dict), ("hand", _cards), ("hands", _hands))
-
-
-def _played(cards: list[str], kept: Kept) -> tuple[Card, ...]:
-    """The played cards (as ``_cards``), made from those made last time and the ones
-    played since."""
-    before = kept.get("played")                   # (how many, their cards)
-    if before is not None and len(cards) == before[0]:
-        same: tuple[Card, ...] = before[1]
-        return same
-    made = _cards(cards) if before is None or len(cards) < before[0] \
-        else before[1] + _cards(cards[before[0]:])
-    kept["played"] = (len(cards), made)
-    return made
-
-
 def view_from_dict(data: dict[str, Any], kept: Kept | None = None) -> View:
-    """A :class:`View` from its ``to_dict()`` form (as sent by the server).
+    """A :class:`View` from its ``to_dict()`` form (as sent by the server), field by
+    field by name (``VIEW_CODEC.decode``, baohuang/engine/wire.py).
 
     With ``kept`` (a dict, empty at first, passed again with the next form of the same
-    game's view) the hand, the rules and open hands are made again only when the value
-    in ``data`` is not the very object it was the time before — a client that merges
-    each message's changed fields into one dict keeps the others — and of the played
-    cards, which only grow during a game, only those played since.
+    game's view) a field is made again only when the value in ``data`` is not the very
+    object it was the time before — a client that merges each message's changed
+    fields into one dict keeps the others — and of the played cards, which only grow
+    during a game, only those played since.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=3)
@@ -126,31 +78,7 @@ def view_from_dict(data: dict[str, Any], kept: Kept | None = None) -> View:
     >>> view_from_dict(data, kept).hand is view_from_dict(data, kept).hand
     True
     """
-    if kept is None:
-        rules, hand, hands = (make(data[name]) for name, make in _MADE)
-        played = _cards(data["played"])
-    else:
-        made = []
-        for name, make in _MADE:
-            value = data[name]
-            before = kept.get(name)
-            if before is None or before[0] is not value:
-                before = kept[name] = (value, make(value))
-            made.append(before[1])
-        rules, hand, hands = made
-        played = _played(data["played"], kept)
-    last = data.get("last_play")
-    called = data["called"]
-    return build_view((
-        data["seat"], _STAGES.get(data["stage"]) or Stage(data["stage"]), data["to_act"],
-        data["dealer"], data["deal_no"], rules, hand,
-        tuple(data["hand_counts"]), data["candidate"], data["emperor"], data["guard"],
-        data["role"], data["solo"], None if called is None else _card(called),
-        data["guard_open"], tuple(data["rebels"]), data["kicks"], data["stake"],
-        data["leader"], None if last is None else (last["seat"], _cards(last["cards"])),
-        tuple(data["out"]), tuple(data["left"]), played,
-        _events(data.get("events", ())), parse_actions(data["legal_actions"]),
-        data["result"], hands))
+    return VIEW_CODEC.decode(data, kept)
 
 
 @dataclass

@@ -16,8 +16,10 @@ form (docs/protocol.md §3): ``{"type": kind, "seat": ..., payload fields...}``.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator, Sequence
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import msgspec
 
@@ -28,6 +30,7 @@ __all__ = [
     "Deal",
     "Event",
     "EventKind",
+    "EventLog",
     "GuardChoice",
     "KickStands",
     "Lead",
@@ -197,15 +200,19 @@ _asdict = msgspec.structs.asdict
 
 class Event(msgspec.Struct, frozen=True):
     """Something that happened.  ``data`` is public; ``private`` maps a seat
-    to what only that seat learns; with ``seat_hidden`` the acting seat is
-    shown only to itself (the Guard's 明保/暗保 decision).  Events are never
-    changed after they are made."""
+    to what only that seat learns.  Events are never changed after they are made."""
 
     kind: EventKind
     seat: int | None = None
     data: Payload | None = None
     private: dict[int, Payload] | None = None
-    seat_hidden: bool = False
+
+    @property
+    def seat_hidden(self) -> bool:
+        """The acting seat is shown only to itself: the Guard's 暗保 decision (who
+        decides would show who the Guard is; docs/rules.md §6.4)."""
+        data = self.data
+        return type(data) is GuardChoice and not data.open
 
     @property
     def shown_alike(self) -> bool:
@@ -236,3 +243,58 @@ class Event(msgspec.Struct, frozen=True):
             elif viewer is not None and viewer in private:
                 out.update(_asdict(private[viewer]))
         return out
+
+
+class EventLog(Sequence[SeenEvent]):
+    """The first ``n`` items of a list that only ever grows: an unchanging sequence
+    made without copying (a game's event list is shared by the views of all its
+    states).  It reads, slices (to a tuple) and compares like a tuple.
+
+    >>> grows = [{"type": "deal"}]
+    >>> log = EventLog(grows, 1)
+    >>> grows.append({"type": "candidate", "seat": 2})
+    >>> len(log), log[-1], log == ({"type": "deal"},), EventLog(grows, 2)[1:]
+    (1, {'type': 'deal'}, True, ({'type': 'candidate', 'seat': 2},))
+    """
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list[SeenEvent], n: int) -> None:
+        self._items = items
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> SeenEvent: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[SeenEvent, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> SeenEvent | tuple[SeenEvent, ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._n)
+            return tuple(self._items[start:stop:step])
+        n = self._n
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("event index out of range")
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[SeenEvent]:
+        return itertools.islice(self._items, self._n)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventLog) and other._items is self._items:
+            return other._n == self._n
+        if isinstance(other, EventLog | tuple | list):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"EventLog({list(self)!r})"

@@ -183,7 +183,7 @@ class Game:
         """What a seat that knows the first ``since`` events needs to know now, for a
         server sending views as changes: the values of ``views.PUBLIC_FIELDS`` in its
         view (one tuple, the same object for every seat), those of ``views.OWN_FIELDS``
-        but the events, and the events from number ``since`` on, as
+        (its own), and the events from number ``since`` on, as
         ``events_for(seat, since)`` has them (one tuple, the same for every seat when
         every seat sees those events alike).
 
@@ -196,7 +196,7 @@ class Game:
         >>> view = game.view(1)
         >>> public == tuple(getattr(view, name) for name in PUBLIC_FIELDS)
         True
-        >>> own == tuple(getattr(view, name) for name in OWN_FIELDS[:-1])
+        >>> own == tuple(getattr(view, name) for name in OWN_FIELDS)
         True
         >>> list(events) == game.events_for(1, 1)
         True

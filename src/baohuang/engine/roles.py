@@ -346,7 +346,7 @@ def _apply_guard(st: GameState, action: Action) -> None:
     if kind is A.SOLO_HIDDEN:
         st.solo = "hidden"
     # 暗保 and 暗独保 look the same to everybody else.
-    st.events.append(Event(EventKind.GUARD, g, GuardChoice(open=False), seat_hidden=True))
+    st.events.append(Event(EventKind.GUARD, g, GuardChoice(open=False)))
     if st.rules.rebellion:
         st.stage = Stage.REBELLION
         st.asking = [(e + i) % 5 for i in range(1, 5)]

@@ -3,34 +3,36 @@ leaves a game (bots, server, terminal and web client all read views)."""
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, dataclass, field, fields
 from itertools import repeat
-from typing import Any, Final, NamedTuple, TypeVar, cast, overload
+from typing import Annotated, Any, Final, NamedTuple, TypeVar, cast, get_origin, get_type_hints
 
 from .actions import Action
-from .cards import CARD_TEXT, Card, make_deck, parse_card
-from .events import EventKind, Play
+from .cards import Card, make_deck, parse_card
+from .events import EventKind, EventLog, Play, SeenEvent
 from .scoring import stake_of
 from .state import GameState, Stage
+from .wire import RecordCodec
 
 __all__ = [
     "FIELD_JSON",
     "OWN_FIELDS",
     "PUBLIC_FIELDS",
+    "VIEW_CODEC",
     "EventLog",
+    "LastPlay",
+    "Public",
     "View",
     "ViewCache",
     "build_view",
     "events_seen",
+    "field_parts",
     "make_view",
     "own_values",
     "public_values",
-    "view_fields",
-    "view_parts",
 ]
 
 _T = TypeVar("_T")
@@ -43,60 +45,17 @@ _EMPEROR: Final = Stage.EMPEROR
 #: stages in which nobody is the Guard yet, as far as any view shows
 _BEFORE_GUARD: Final = (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL)
 
+_PUBLIC_MARK: Final = "public"
+#: A field of :class:`View` that every seat's view of one game state holds alike
+#: (the very same object): ``stage: Public[Stage]``.  The others are the seat's own.
+Public = Annotated[_T, _PUBLIC_MARK]
 
-class EventLog(Sequence[dict[str, Any]]):
-    """The first ``n`` items of a list that only ever grows: an unchanging sequence
-    made without copying (a game's event list is shared by the views of all its
-    states).  It reads, slices (to a tuple) and compares like a tuple.
 
-    >>> grows = [{"type": "deal"}]
-    >>> log = EventLog(grows, 1)
-    >>> grows.append({"type": "candidate", "seat": 2})
-    >>> len(log), log[-1], log == ({"type": "deal"},), EventLog(grows, 2)[1:]
-    (1, {'type': 'deal'}, True, ({'type': 'candidate', 'seat': 2},))
-    """
+class LastPlay(NamedTuple):
+    """The play to beat: who played it and its cards."""
 
-    __slots__ = ("_items", "_n")
-
-    def __init__(self, items: list[dict[str, Any]], n: int) -> None:
-        self._items = items
-        self._n = n
-
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[dict[str, Any], ...]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | tuple[dict[str, Any], ...]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self._n)
-            return tuple(self._items[start:stop:step])
-        n = self._n
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("event index out of range")
-        return self._items[index]
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return itertools.islice(self._items, self._n)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, EventLog) and other._items is self._items:
-            return other._n == self._n
-        if isinstance(other, EventLog | tuple | list):
-            return len(other) == self._n and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"EventLog({list(self)!r})"
+    seat: int
+    cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,79 +67,81 @@ class View:
     ``role`` is this seat's own role once it is known (``emperor``,
     ``guard``, ``rebel``); ``guard`` is the Guard's seat when this seat may
     know it.  ``hands`` holds other seats' cards only after the game is over.
+
+    A field is added here, with its value where :func:`public_values` (a
+    ``Public`` field) or :func:`own_values` makes it: its JSON form
+    (:data:`VIEW_CODEC`, from its type), the server's messages and the Python
+    client's reading follow from its name and type.
     """
 
     seat: int | None
-    stage: Stage
+    stage: Public[Stage]
     to_act: int | None
-    dealer: int
-    deal_no: int
-    rules: dict[str, Any]
+    dealer: Public[int]
+    deal_no: Public[int]
+    rules: Public[dict[str, Any]]
     hand: tuple[Card, ...]
-    hand_counts: tuple[int, ...]
-    candidate: int | None
-    emperor: int | None
+    hand_counts: Public[tuple[int, ...]]
+    candidate: Public[int | None]
+    emperor: Public[int | None]
     guard: int | None
     role: str | None
     solo: str | None
-    called: Card | None
-    guard_open: bool
-    rebels: tuple[int, ...]
-    kicks: int
-    stake: int
-    leader: int | None
-    last_play: tuple[int, tuple[Card, ...]] | None
-    out: tuple[int, ...]
-    left: tuple[int, ...]
-    played: tuple[Card, ...]
-    events: Sequence[dict[str, Any]]
+    called: Public[Card | None]
+    guard_open: Public[bool]
+    rebels: Public[tuple[int, ...]]
+    kicks: Public[int]
+    stake: Public[int]
+    leader: Public[int | None]
+    last_play: Public[LastPlay | None]
+    out: Public[tuple[int, ...]]
+    left: Public[tuple[int, ...]]
+    played: Public[tuple[Card, ...]]
+    events: Sequence[SeenEvent] = ()
     legal_actions: tuple[Action, ...] = ()
-    result: dict[str, Any] | None = None
-    hands: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    result: Public[dict[str, Any] | None] = None
+    hands: Public[dict[int, tuple[Card, ...]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values only (each field as :data:`FIELD_JSON` makes it)."""
-        return {name: convert(getattr(self, name)) for name, convert in FIELD_JSON.items()}
+        return VIEW_CODEC.encode(self)
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
-def _texts(cards: tuple[Card, ...]) -> list[str]:
-    return [CARD_TEXT[c] for c in cards]
-
-
-def _last_play(last: tuple[int, tuple[Card, ...]] | None) -> dict[str, Any] | None:
-    return None if last is None else {"seat": last[0], "cards": _texts(last[1])}
-
-
-#: How each field of a :class:`View` becomes plain JSON, in field order:
-#: ``View.to_dict()`` is ``{name: FIELD_JSON[name](value)}`` over all fields.
-FIELD_JSON: dict[str, Callable[[Any], Any]] = {
-    "seat": _same, "stage": lambda stage: stage.value, "to_act": _same, "dealer": _same,
-    "deal_no": _same, "rules": dict, "hand": _texts, "hand_counts": list,
-    "candidate": _same, "emperor": _same, "guard": _same, "role": _same, "solo": _same,
-    "called": lambda card: None if card is None else CARD_TEXT[card],
-    "guard_open": _same, "rebels": list, "kicks": _same, "stake": _same, "leader": _same,
-    "last_play": _last_play, "out": list, "left": list, "played": _texts,
-    "events": lambda events: [dict(e) for e in events],
-    "legal_actions": lambda actions: [str(a) for a in actions],   # ("play 9 9", "pass")
-    "result": _same,
-    "hands": lambda hands: {str(s): _texts(cards) for s, cards in hands.items()},
-}
+def field_parts(cls: type[View]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of the fields of ``cls`` (a :class:`View`) marked ``Public`` and of the
+    others but ``events``, each in field order."""
+    hints = get_type_hints(cls, include_extras=True)
+    public = tuple(f.name for f in fields(cls)
+                   if get_origin(hints[f.name]) is Annotated
+                   and _PUBLIC_MARK in hints[f.name].__metadata__)
+    return public, tuple(f.name for f in fields(cls)
+                         if f.name not in public and f.name != "events")
 
 
 #: The fields every seat's view of one game state holds alike (the very same objects),
-#: and those that are the seat's own, each in :class:`View`'s order.
-PUBLIC_FIELDS: Final = ("stage", "dealer", "deal_no", "rules", "hand_counts", "candidate",
-                        "emperor", "called", "guard_open", "rebels", "kicks", "stake",
-                        "leader", "last_play", "out", "left", "played", "result", "hands")
-OWN_FIELDS: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions",
-                     "events")
-#: the values of PUBLIC_FIELDS + OWN_FIELDS -> in View's field order
-_in_view_order = operator.itemgetter(*((PUBLIC_FIELDS + OWN_FIELDS).index(f.name)
-                                       for f in fields(View)))
+#: and those that are the seat's own but its events, each in :class:`View`'s order.
+PUBLIC_FIELDS, OWN_FIELDS = field_parts(View)
+
+
+def _by_name(names: tuple[str, ...]) -> Callable[..., tuple[Any, ...]]:
+    """A function that takes the values of ``names`` by keyword, all of them, and
+    returns them as a tuple in that order.  (It is written out, as ``dataclasses``
+    writes an ``__init__``: called five or six times a move by a server, it makes no
+    dict of its arguments.)
+
+    >>> _by_name(("seat", "hand"))(hand=(), seat=3)
+    (3, ())
+    """
+    assert all(name.isidentifier() for name in names)
+    listed = ", ".join(names)
+    namespace: dict[str, Any] = {}
+    exec(f"def values(*, {listed}):\n    return ({listed},)\n", namespace)
+    made: Callable[..., tuple[Any, ...]] = namespace["values"]
+    return made
+
+
+_public_tuple = _by_name(PUBLIC_FIELDS)
+_own_tuple = _by_name(OWN_FIELDS)
 
 
 class _Public(NamedTuple):
@@ -195,7 +156,7 @@ class _Public(NamedTuple):
     rebels: tuple[int, ...]
     out: tuple[int, ...]
     left: tuple[int, ...]
-    last_play: tuple[int, tuple[Card, ...]] | None
+    last_play: LastPlay | None
     view: tuple[Any, ...]                         # the values of PUBLIC_FIELDS
 
 
@@ -245,17 +206,21 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     hand_counts = _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts)
     rebels = _same_or(tuple(st.rebels), before.rebels)
     out, left = _same_or(tuple(st.out), before.out), _same_or(tuple(st.left), before.left)
-    last_play = None if last is None else _same_or((last[0], last[2]), before.last_play)
+    last_play = None if last is None else _same_or(LastPlay(last[0], last[2]),
+                                                    before.last_play)
     stage = st.stage
     rules = vc.rules
     if rules is None:
         rules = vc.rules = st.rules.to_dict()
-    view = (stage, st.dealer, st.deal_no, rules, hand_counts,
-            st.candidate if stage is _EMPEROR else None, st.emperor, st.called, st.guard_open,
-            rebels, st.kicks, stake, st.leader if stage is _PLAY else None, last_play, out,
-            left, played_cards, None if st.result is None else st.result.to_dict(),
-            {s: _sorted_hand(st, s, vc) for s in range(5) if st.hands[s]} if stage is _OVER
-            else {})
+    view = _public_tuple(
+        stage=stage, dealer=st.dealer, deal_no=st.deal_no, rules=rules,
+        hand_counts=hand_counts, candidate=st.candidate if stage is _EMPEROR else None,
+        emperor=st.emperor, called=st.called, guard_open=st.guard_open, rebels=rebels,
+        kicks=st.kicks, stake=stake, leader=st.leader if stage is _PLAY else None,
+        last_play=last_play, out=out, left=left, played=played_cards,
+        result=None if st.result is None else st.result.to_dict(),
+        hands={s: _sorted_hand(st, s, vc) for s in range(5) if st.hands[s]}
+        if stage is _OVER else {})
     public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
                      view)
     vc.public = public
@@ -323,22 +288,15 @@ def make_view(st: GameState, seat: int | None, legal: Sequence[Action] | None = 
               vc: ViewCache | None = None) -> View:
     """Build ``seat``'s view of ``st`` (``legal``: that seat's actions, if it acts;
     ``vc``: the game's :class:`ViewCache`, without which everything is made afresh)."""
-    return build_view(view_fields(st, seat, legal, vc or ViewCache()))
-
-
-def view_parts(st: GameState, seat: int | None, legal: Sequence[Action] | None,
-               vc: ViewCache) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The values of :func:`make_view`'s view, without making the :class:`View`, in
-    two parts: those of :data:`PUBLIC_FIELDS` — one tuple, the same object for every
-    seat's view of ``st`` — and those of :data:`OWN_FIELDS`, the seat's own (a server
-    compares the views it sends move by move: the public part once for all seats)."""
-    seen = len(st.events)
-    return public_values(st, vc), (*own_values(st, seat, legal, vc),
-                                   _seat_events(st, seat, seen, vc))
+    vc = vc or ViewCache()
+    return _assemble(public_values(st, vc) + own_values(st, seat, legal, vc)
+                     + (_seat_events(st, seat, len(st.events), vc),))
 
 
 def public_values(st: GameState, vc: ViewCache) -> tuple[Any, ...]:
-    """The values of :data:`PUBLIC_FIELDS` in every view of ``st`` (one tuple)."""
+    """The values of :data:`PUBLIC_FIELDS` in every view of ``st``: one tuple, the same
+    object for every seat's view (a server compares the views it sends move by move:
+    the public part once for all seats)."""
     public = vc.public
     seen = len(st.events)
     if public is None or public.seen != seen:
@@ -348,8 +306,8 @@ def public_values(st: GameState, vc: ViewCache) -> tuple[Any, ...]:
 
 def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
                vc: ViewCache) -> tuple[Any, ...]:
-    """The values of :data:`OWN_FIELDS` in ``seat``'s view of ``st``, but the last
-    (``events``)."""
+    """The values of :data:`OWN_FIELDS` in ``seat``'s view of ``st`` (its events come
+    apart: :func:`events_seen`)."""
     stage = st.stage
     over = stage is _OVER
     e, g = st.emperor, st.guard
@@ -372,38 +330,55 @@ def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
     to_act = st.to_act
     if stage is _GUARD and seat != to_act:
         to_act = None
-    return (seat, to_act, _sorted_hand(st, seat, vc) if seat is not None else (), guard_seen,
-            role,
-            solo, tuple(legal) if legal else ())
-
-
-def view_fields(st: GameState, seat: int | None, legal: Sequence[Action] | None,
-                vc: ViewCache) -> tuple[Any, ...]:
-    """The values of :func:`make_view`'s view in :class:`View`'s field order."""
-    public, own = view_parts(st, seat, legal, vc)
-    values: tuple[Any, ...] = _in_view_order(public + own)
-    return values
+    return _own_tuple(seat=seat, to_act=to_act,
+                      hand=_sorted_hand(st, seat, vc) if seat is not None else (),
+                      guard=guard_seen, role=role, solo=solo,
+                      legal_actions=tuple(legal) if legal else ())
 
 
 #: (the slots of View in field order, and how a slot is set)
-_SLOTS = tuple(View.__dict__[f.name] for f in fields(View))
+_NAMES: Final = tuple(f.name for f in fields(View))
+_SLOTS: Final = tuple(View.__dict__[name] for name in _NAMES)
 _set_slot = type(_SLOTS[0]).__set__
+#: the values of PUBLIC_FIELDS + OWN_FIELDS + events -> in View's field order
+_in_view_order = operator.itemgetter(*((*PUBLIC_FIELDS, *OWN_FIELDS, "events").index(name)
+                                       for name in _NAMES))
+#: each field's default, for build_view
+_DEFAULTS: Final = {f.name: f.default if f.default_factory is MISSING else f.default_factory()
+                    for f in fields(View)
+                    if f.default is not MISSING or f.default_factory is not MISSING}
 
 
-def build_view(values: tuple[Any, ...]) -> View:
-    """``View(*values)`` (every field, in order) without the frozen dataclass's
-    ``__init__``, which sets each of its 27 slots through a Python-level call:
-    five or six views are made for every move a server table makes, and one for
-    every decision of a client.
+def _assemble(values: tuple[Any, ...]) -> View:
+    """The view of these values (of PUBLIC_FIELDS, OWN_FIELDS and events, in that
+    order), made without the frozen dataclass's ``__init__``, which sets each of its
+    27 slots through a Python-level call: five or six views are made for every move a
+    server table makes, and one for every decision of a client."""
+    view: View = _new_object(View)
+    deque(map(_set_slot, _SLOTS, repeat(view), _in_view_order(values)), maxlen=0)
+    return view
+
+
+_by_field = operator.itemgetter(*_NAMES)
+
+
+def build_view(**values: Any) -> View:
+    """``View(**values)``, made the fast way (:func:`_assemble`); a field left out takes
+    its default (a new ``hands`` dict is made only by ``View()`` itself).
 
     >>> import baohuang as bh
     >>> view = bh.Game.new(seed=1).view(0)
-    >>> values = tuple(getattr(view, f.name) for f in fields(View))
-    >>> build_view(values) == View(*values) == view
+    >>> values = {f.name: getattr(view, f.name) for f in fields(View)}
+    >>> build_view(**values) == View(**values) == view
     True
     """
+    if len(values) != len(_NAMES):
+        values = {**_DEFAULTS, **values}
+        if len(values) != len(_NAMES):
+            raise TypeError(f"View fields missing or unknown: "
+                            f"{sorted(set(values) ^ set(_NAMES))}")
     view: View = _new_object(View)
-    deque(map(_set_slot, _SLOTS, repeat(view), values), maxlen=0)
+    deque(map(_set_slot, _SLOTS, repeat(view), _by_field(values)), maxlen=0)
     return view
 
 
@@ -414,5 +389,10 @@ def _cards(tokens: list[str]) -> list[Card]:
 #: Dealt cards by their text (events hold played cards as text).
 _BY_TEXT: dict[str, Card] = {str(c): c for c in set(make_deck("full"))}
 
-assert list(FIELD_JSON) == [f.name for f in fields(View)], "FIELD_JSON covers every field"
-assert sorted(PUBLIC_FIELDS + OWN_FIELDS) == sorted(FIELD_JSON), "every field public or own"
+#: The JSON form of a :class:`View` (made from its fields by :mod:`.wire`): the server
+#: sends it, the Python client reads it (``VIEW_CODEC.decode``; the played cards only
+#: grow within a game).
+VIEW_CODEC: Final = RecordCodec(View, build_view, grows=("played",))
+#: How each field of a :class:`View` becomes plain JSON, in field order:
+#: ``View.to_dict()`` is ``{name: FIELD_JSON[name](value)}`` over all fields.
+FIELD_JSON: Final = VIEW_CODEC.encoders

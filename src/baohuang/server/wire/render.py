@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import compress
-from operator import is_not
+from operator import ne
 from typing import Any
 
 import msgspec
@@ -43,21 +43,22 @@ __all__ = ["Parts", "Shared", "broadcast", "event_texts", "game_over", "snapshot
 
 _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
-#: a view's field values, as ``Game.view_update`` gives them: (public, own but events)
+#: a view's field values, as ``Game.view_update`` gives them: those of
+#: ``views.PUBLIC_FIELDS`` and of ``views.OWN_FIELDS`` (event messages carry the events
+#: one by one, and no view field repeats them: clients keep them)
 Parts = tuple[tuple[Any, ...], tuple[Any, ...]]
-#: the own fields event messages carry (the event list is not repeated: clients keep it)
-_OWN_SENT = OWN_FIELDS[:-1]
-assert OWN_FIELDS[-1] == "events"
-_LEGAL = _OWN_SENT.index("legal_actions")
+_LEGAL = OWN_FIELDS.index("legal_actions")
 
 
 def _json_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    """Each field's key text and its conversion to plain JSON values."""
-    return tuple(f'"{name}":' for name in names), tuple(FIELD_JSON[name] for name in names)
+    """Each field's key text and its conversion to plain JSON values (None: the legal
+    actions, made of their kept texts), by the fields' names."""
+    return (tuple(f'"{name}":' for name in names),
+            tuple(None if name == "legal_actions" else FIELD_JSON[name] for name in names))
 
 
 _PUBLIC_KEYS, _PUBLIC_CONVERT = _json_of(PUBLIC_FIELDS)
-_OWN_KEYS, _OWN_CONVERT = _json_of(_OWN_SENT)
+_OWN_KEYS, _OWN_CONVERT = _json_of(OWN_FIELDS)
 
 
 class Shared:
@@ -138,45 +139,17 @@ def _changes(values: tuple[Any, ...], old: tuple[Any, ...] | None,
     if old is None:
         changed = range(len(values))
     else:
-        # (most fields hold the very object they held last time: only the others are
-        # compared by value)
-        changed = [i for i in compress(range(len(values)), map(is_not, values, old))
-                   if values[i] != old[i]]
+        # (compared in C, all at once: most fields hold the very object they held last
+        # time, or an equal small value, and few differ)
+        changed = list(compress(_INDEXES, map(ne, values, old)))
+        if not changed:
+            return []
     return [keys[i] + (_actions_json(values[i]) if convert[i] is None
                        else _encode(convert[i](values[i])).decode()) for i in changed]
 
 
-#: how the own values become JSON (None: the legal actions, as their kept texts)
-_OWN_CONVERTERS = tuple(None if i == _LEGAL else c for i, c in enumerate(_OWN_CONVERT))
-assert _OWN_SENT == ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions")
-_SEAT_KEY, _TO_ACT_KEY, _HAND_KEY, _GUARD_KEY, _ROLE_KEY, _SOLO_KEY, _LEGAL_KEY = _OWN_KEYS
-_SEAT_JSON, _TO_ACT_JSON, _HAND_JSON, _GUARD_JSON, _ROLE_JSON, _SOLO_JSON, _ = _OWN_CONVERT
-_HAND, _ROLE = _OWN_SENT.index("hand"), _OWN_SENT.index("role")
-
-
-def _own_changes(own: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
-    """:func:`_changes` of a seat's own values, field by field (five or six times a
-    move: a seat's own values mostly differ in ``to_act`` alone)."""
-    if old is None:
-        return _changes(own, None, _OWN_KEYS, _OWN_CONVERTERS)
-    seat, to_act, hand, guard, role, solo, legal = own
-    seat_was, to_act_was, hand_was, guard_was, role_was, solo_was, legal_was = old
-    texts = []
-    if seat != seat_was:
-        texts.append(_SEAT_KEY + _encode(_SEAT_JSON(seat)).decode())
-    if to_act != to_act_was:
-        texts.append(_TO_ACT_KEY + _encode(_TO_ACT_JSON(to_act)).decode())
-    if hand is not hand_was and hand != hand_was:
-        texts.append(_HAND_KEY + _encode(_HAND_JSON(hand)).decode())
-    if guard != guard_was:
-        texts.append(_GUARD_KEY + _encode(_GUARD_JSON(guard)).decode())
-    if role != role_was:
-        texts.append(_ROLE_KEY + _encode(_ROLE_JSON(role)).decode())
-    if solo != solo_was:
-        texts.append(_SOLO_KEY + _encode(_SOLO_JSON(solo)).decode())
-    if legal is not legal_was and legal != legal_was:
-        texts.append(_LEGAL_KEY + _actions_json(legal))
-    return texts
+_INDEXES = range(max(len(PUBLIC_FIELDS), len(OWN_FIELDS)))
+_HAND, _ROLE = OWN_FIELDS.index("hand"), OWN_FIELDS.index("role")
 
 
 def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
@@ -211,7 +184,7 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
             if shared is not None:
                 shared.public[id(old_public)] = (old_public, public, ",".join(texts))
     old_own = None if last is None else last[1]
-    texts += _own_changes(own, old_own)
+    texts += _changes(own, old_own, _OWN_KEYS, _OWN_CONVERT)
     legal = own[_LEGAL]
     if hints and (old_own is None or (legal is not old_own[_LEGAL]
                                       and legal != old_own[_LEGAL])):
