@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test lint typecheck unit bench bench-server install clean screenshots
+.PHONY: play serve cluster test lint typecheck unit bench bench-server install clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,11 @@ play: $(STAMP)
 
 serve: $(STAMP)
 	$(BIN)/baohuang serve
+
+# several nodes as one service on this machine: PostgreSQL, Redis, 3 nodes, HAProxy
+# (needs Debian's postgresql, redis-server and haproxy; docs/cluster.md)
+cluster: $(STAMP)
+	$(BIN)/baohuang cluster
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

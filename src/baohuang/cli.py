@@ -64,6 +64,11 @@ from .server.commands import loadtest_command, serve_command  # noqa: E402
 app.command("serve")(serve_command)
 app.command("loadtest")(loadtest_command)
 
+# `baohuang cluster` (nodes, PostgreSQL, Redis and HAProxy on this machine): server/cluster
+from .server.cluster.command import cluster_command  # noqa: E402
+
+app.command("cluster")(cluster_command)
+
 # `baohuang train` (the learned bot's self-play training): learn/cli.py
 from .learn.cli import train_command  # noqa: E402
 

@@ -40,6 +40,14 @@ def serve_command(
         "127.0.0.1", help="comma-separated addresses of proxies whose X-Forwarded-* headers "
         "are believed ('*': any)"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
+    redis: str | None = typer.Option(
+        None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
+        "the nodes share one PostgreSQL --db (docs/cluster.md)"),
+    node: str = typer.Option("", help="this cluster node's name (default: the host and a "
+                             "random part)"),
+    lease_ttl: float = typer.Option(
+        5.0, help="seconds a cluster node's table lease lasts unrenewed: a killed node's "
+        "tables are taken over after this"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from .config import ServerConfig, default_db_url
@@ -52,7 +60,10 @@ def serve_command(
                           session_idle=session_idle, session_absolute=session_absolute,
                           allowed_origins=tuple(allowed_origin or ()),
                           trusted_hosts=tuple(trusted_host or ()) or ("*",),
-                          forwarded_allow_ips=forwarded_allow_ips)
+                          forwarded_allow_ips=forwarded_allow_ips,
+                          redis_url=redis, node=node, lease_ttl=lease_ttl)
+    if lease_ttl <= 0:
+        raise typer.BadParameter("must be positive", param_hint="--lease-ttl")
     serve(host, port, config, log_level)
 
 

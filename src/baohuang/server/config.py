@@ -78,6 +78,12 @@ class ServerConfig:
     watchers_per_table: int = 50
     #: WebSocket keep-alive pings
     ping_interval: float = 20.0
+    #: a cluster node (docs/cluster.md): the Redis of the table leases (``None``: a
+    #: single server), this node's name (empty: the host and a random part), and how
+    #: long a lease lasts unrenewed — a killed node's tables are taken over after it
+    redis_url: str | None = None
+    node: str = ""
+    lease_ttl: float = 5.0
     #: permessage-deflate: off by default — event messages are a few hundred bytes, and
     #: compressing each one costs more CPU (server and client) than it saves
     ws_compression: bool = False

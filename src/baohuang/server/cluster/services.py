@@ -183,6 +183,7 @@ class HAProxy(_Service):
                  balance: str = "source", maxconn: int = 4096,
                  stats_port: int | None = None) -> None:
         super().__init__(port, directory)
+        self.stats_port = stats_port
         self.config = self.directory / "haproxy.cfg"
         self.text = haproxy_config(port, nodes, balance=balance, maxconn=maxconn,
                                    stats_port=stats_port)

@@ -19,7 +19,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...bots import bot_names
 from ...engine.actions import Action
@@ -30,6 +30,9 @@ from .dealing import new_match, new_seed
 from .seats import Seat, seats_from_json
 from .settings import Settings
 from .tables import Table
+
+if TYPE_CHECKING:
+    from ..cluster.member import Member
 
 __all__ = ["Lobby", "LobbyError", "TableSpec", "check_spec"]
 
@@ -171,6 +174,19 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.codes: dict[str, str] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        #: a cluster node (``config.redis_url``): this lobby runs the tables it holds
+        #: the leases of, and takes over those nobody holds (docs/cluster.md)
+        self.cluster: Member | None = None
+        if config.redis_url is not None:
+            from ..cluster.lease import Leases
+            from ..cluster.member import Member, node_name
+            self.cluster = Member(self, storage, Leases.from_url(config.redis_url),
+                                  config.node or node_name(), config.lease_ttl)
+
+    @property
+    def live(self) -> dict[str, Table]:
+        """The tables in memory by id."""
+        return self.tables
 
     def get(self, key: str) -> Table | None:
         """A table by id or by short code (any case)."""
@@ -221,13 +237,15 @@ class Lobby:
         for seat, person in (people or {}).items():
             seats[seat] = person
         table = Table(settings, seats, self.storage, self.config)
+        # a cluster node holds a new table's lease before any other node can see it
+        fence = 0 if self.cluster is None else await self.cluster.hold_new(table_id)
         await self.storage.insert_table({
             "id": table_id, "code": settings.code, "owner": settings.owner,
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
             "practice": spec.practice, "counter": spec.counter, "private": spec.private,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
-            "created": settings.created, "finished": None})
+            "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
         table.start()
         return table
@@ -262,20 +280,39 @@ class Lobby:
         self.codes[table.settings.code] = table.id
 
     async def restore(self) -> int:
-        """Rebuild every unfinished table from the database; returns how many."""
+        """Rebuild every unfinished table from the database (a cluster node: those it
+        gets the leases of, and later those nobody holds); returns how many."""
+        if self.cluster is not None:
+            return await self.cluster.start()
         count = 0
         for row in await self.storage.unfinished_tables():
-            try:
-                table = await self._rebuild(row)
-            except Exception:
-                log.exception("table %s cannot be rebuilt; marking it dissolved", row["id"])
-                await self.storage.update_table(row["id"], status="dissolved",
-                                                finished=time.time())
-                continue
-            self._add(table)
-            table.start(recovering=True)
-            count += 1
+            count += await self.restore_row(row)
         return count
+
+    async def restore_row(self, row: dict[str, Any]) -> bool:
+        """Rebuild one unfinished table from its stored row and actions and start its
+        actor; False (and the table marked dissolved) if it cannot be rebuilt."""
+        try:
+            table = await self._rebuild(row)
+        except Exception:
+            log.exception("table %s cannot be rebuilt; marking it dissolved", row["id"])
+            await self.storage.update_table(row["id"], status="dissolved",
+                                            finished=time.time())
+            return False
+        self._add(table)
+        table.start(recovering=True)
+        return True
+
+    async def drop(self, table_id: str) -> None:
+        """Stop a table another node runs now: its actor stops and its connections are
+        closed (1012: they reconnect, and reach it there)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return
+        await table.stop()
+        for conn in table.conns():
+            conn.close(1012, "the table moved to another server; reconnect")
+        self._remove(table)
 
     async def _rebuild(self, row: dict[str, Any]) -> Table:
         rules = RuleSet.from_dict(row["rules"])
@@ -352,5 +389,11 @@ class Lobby:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        if self.cluster is not None:               # (its leases given up after the tables)
+            await self.cluster.close(self._stop_tables)
+        else:
+            await self._stop_tables()
+
+    async def _stop_tables(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()

@@ -1,0 +1,152 @@
+"""A node of a cluster: it runs the actors of the tables whose leases it holds, and
+takes over the tables of a node that is gone.
+
+The lobby (:class:`~baohuang.server.table.lobby.Lobby`) makes one when the server is
+given a Redis (``baohuang serve --redis URL``).  Then:
+
+- a new table's lease is taken before its actor starts (:meth:`Member.hold_new`);
+- at start, and every third of the lease's time to live after, the node renews its
+  leases, lets go of the tables that are over, stops the actor of a table whose lease
+  it lost (another node runs it now), and tries to take each unfinished table that
+  nobody holds: with the lease it claims the table in storage with the lease's
+  fencing token, then rebuilds it from the stored actions, as after a restart;
+- when the node shuts down (SIGTERM) its actors stop and it gives their leases up, so
+  other nodes take them at once instead of after the time to live.
+
+A node that stops without a word (kill -9) loses its leases when they lapse; a node
+that only seems gone — paused, cut off — and comes back finds its leases taken and
+its writes refused (:class:`~baohuang.server.db.storage.FencedWrite`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from ..db.storage import Storage
+from .lease import Lease, Leases
+
+__all__ = ["Member", "TableHost", "node_name"]
+
+log = logging.getLogger("baohuang.server")
+
+
+def node_name() -> str:
+    """A name for a node nobody named: the host and a random part."""
+    return f"{socket.gethostname()}-{secrets.token_hex(3)}"
+
+
+class TableHost(Protocol):
+    """What a member needs of the lobby (the tables in memory)."""
+
+    @property
+    def live(self) -> dict[str, Any]: ...
+
+    async def restore_row(self, row: dict[str, Any]) -> bool: ...
+
+    async def drop(self, table_id: str) -> None: ...
+
+
+class Member:
+    """This node's leases, kept alive, and the tables it takes over."""
+
+    def __init__(self, host: TableHost, storage: Storage, leases: Leases, node: str,
+                 ttl: float) -> None:
+        self.host = host
+        self.storage = storage
+        self.leases = leases
+        self.node = node
+        self.ttl = ttl
+        self.held: dict[str, Lease] = {}
+        self._loop: asyncio.Task[None] | None = None
+
+    async def hold_new(self, table_id: str) -> int:
+        """Take the lease of a table about to be made here, before it is stored (so no
+        other node takes it for one nobody holds); the fencing token to store it with."""
+        lease = await self.leases.acquire(table_id, self.node, self.ttl)
+        if lease is None:
+            raise RuntimeError(f"table {table_id}: its lease is held elsewhere")
+        self.held[table_id] = lease
+        self.storage.fences[table_id] = lease.token
+        return lease.token
+
+    async def _take(self, table_id: str) -> bool:
+        lease = await self.leases.acquire(table_id, self.node, self.ttl)
+        if lease is None:
+            return False
+        if not await self.storage.claim_table(table_id, lease.token):
+            await self.leases.release(lease)     # (a newer token claimed it: Redis was reset)
+            return False
+        self.held[table_id] = lease
+        return True
+
+    async def start(self) -> int:
+        """Take what nobody holds, then keep at it; how many tables were taken."""
+        taken = await self.tick()
+        self._loop = asyncio.get_running_loop().create_task(self._run(), name="cluster")
+        return taken
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            try:
+                await self.tick()
+            except Exception:       # Redis or the database out of reach: try again
+                log.exception("cluster: node %s could not renew or take tables", self.node)
+
+    async def tick(self) -> int:
+        """Renew, let go, and take over once; how many tables were taken."""
+        live = self.host.live
+        for table_id, lease in list(self.held.items()):
+            table = live.get(table_id)
+            if table is None or table.status not in ("open", "playing"):
+                await self._let_go(table_id, lease)
+            elif not await self.leases.renew(lease, self.ttl):
+                log.warning("cluster: node %s lost table %s; stopping it", self.node, table_id)
+                self._forget(table_id)
+                await self.host.drop(table_id)
+        taken = 0
+        for row in await self.storage.unfinished_tables():
+            table_id = row["id"]
+            if table_id in self.held or table_id in self.host.live:
+                continue
+            if await self.leases.holder(table_id) is not None or not await self._take(table_id):
+                continue
+            try:
+                restored = await self.host.restore_row(row)
+            except Exception:
+                log.exception("cluster: table %s could not be taken over", table_id)
+                restored = False
+            if restored:
+                log.info("cluster: node %s took table %s over", self.node, table_id)
+                taken += 1
+            else:
+                await self._let_go(table_id, self.held[table_id])
+        return taken
+
+    def _forget(self, table_id: str) -> None:
+        self.held.pop(table_id, None)
+        self.storage.fences.pop(table_id, None)
+
+    async def _let_go(self, table_id: str, lease: Lease) -> None:
+        self._forget(table_id)
+        await self.leases.release(lease)
+
+    async def close(self, stop_tables: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Stop keeping leases; the tables' actors stopped (``stop_tables``), give the
+        leases up for other nodes to take at once."""
+        if self._loop is not None:
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
+        if stop_tables is not None:
+            await stop_tables()
+        for table_id, lease in list(self.held.items()):
+            with contextlib.suppress(Exception):
+                await self._let_go(table_id, lease)
+        await self.leases.close()
