@@ -38,6 +38,15 @@ end
 return 0
 """
 
+_ADVANCE = """
+local now = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1])
+  return tonumber(ARGV[1])
+end
+return now
+"""
+
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
@@ -75,6 +84,7 @@ class Leases:
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
+        self._advance = redis.register_script(_ADVANCE)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "bh:") -> Leases:
@@ -108,6 +118,13 @@ class Leases:
         released: Any = await self._release(keys=self._keys(lease.table)[:1],
                                              args=[lease.value])
         return bool(released)
+
+    async def advance(self, table: str, token: int) -> int:
+        """Make the next lease of ``table`` get a token larger than ``token`` (a Redis
+        that restarted without its data counts from 0 again, below the token the
+        database holds); the counter now."""
+        now: Any = await self._advance(keys=self._keys(table)[1:], args=[token])
+        return int(now)
 
     async def holder(self, table: str) -> Lease | None:
         """The lease on ``table`` now, if any."""

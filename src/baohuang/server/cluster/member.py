@@ -80,7 +80,10 @@ class Member:
         if lease is None:
             return False
         if not await self.storage.claim_table(table_id, lease.token):
-            await self.leases.release(lease)     # (a newer token claimed it: Redis was reset)
+            # the database holds a newer token: Redis lost its counters (a restart
+            # without its data); count on from the database's, and try again next round
+            await self.leases.release(lease)
+            await self.leases.advance(table_id, await self.storage.table_fence(table_id))
             return False
         self.held[table_id] = lease
         return True

@@ -287,15 +287,20 @@ class Storage:
 
     async def claim_table(self, table_id: str, fence: int) -> bool:
         """Make ``fence`` the token that may write ``table_id``'s actions (and this
-        server's token for it), unless a newer one has been claimed: then False, and
-        nothing changes.  A node calls it once it holds the table's lease, before it
+        server's token for it), unless this one or a newer one has been claimed: then
+        False, and nothing changes.  A node calls it once it holds the table's lease, before it
         reads the table's log (:meth:`table_version`)."""
         rows = await self._write(update(tables)
-                                 .where(tables.c.id == table_id, tables.c.fence <= fence)
+                                 .where(tables.c.id == table_id, tables.c.fence < fence)
                                  .values(fence=fence).returning(tables.c.id))
         if rows:
             self.fences[table_id] = fence
         return bool(rows)
+
+    async def table_fence(self, table_id: str) -> int:
+        """The fencing token that may write ``table_id`` now (0: none claimed it)."""
+        rows = await self._read(select(tables.c.fence).where(tables.c.id == table_id))
+        return int(rows[0][0]) if rows else 0
 
     async def table_version(self, table_id: str) -> int:
         """The last version of ``table_id``'s stored actions (0: none)."""
