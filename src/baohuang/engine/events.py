@@ -223,7 +223,10 @@ class Event(msgspec.Struct, frozen=True):
         >>> Event(EventKind.CALL, 0, Call("9h"), {2: Tehua("T")}).shown_alike
         False
         """
-        return not self.private and not self.seat_hidden
+        if self.private:
+            return False
+        data = self.data
+        return type(data) is not GuardChoice or data.open
 
     def for_seat(self, viewer: int | None, *, reveal_all: bool = False) -> SeenEvent:
         """This event as ``viewer`` (``None``: a spectator) may see it.

@@ -372,6 +372,11 @@ def build_view(**values: Any) -> View:
     >>> build_view(**values) == View(**values) == view
     True
     """
+    return _view_of(values)
+
+
+def _view_of(values: dict[str, Any]) -> View:
+    """:func:`build_view` of a dict of the values (which it does not change)."""
     if len(values) != len(_NAMES):
         values = {**_DEFAULTS, **values}
         if len(values) != len(_NAMES):
@@ -392,7 +397,7 @@ _BY_TEXT: dict[str, Card] = {str(c): c for c in set(make_deck("full"))}
 #: The JSON form of a :class:`View` (made from its fields by :mod:`.wire`): the server
 #: sends it, the Python client reads it (``VIEW_CODEC.decode``; the played cards only
 #: grow within a game).
-VIEW_CODEC: Final = RecordCodec(View, build_view, grows=("played",))
+VIEW_CODEC: Final = RecordCodec(View, build_view, grows=("played",), build_from=_view_of)
 #: How each field of a :class:`View` becomes plain JSON, in field order:
 #: ``View.to_dict()`` is ``{name: FIELD_JSON[name](value)}`` over all fields.
 FIELD_JSON: Final = VIEW_CODEC.encoders

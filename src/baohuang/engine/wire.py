@@ -31,6 +31,8 @@ import operator
 import types
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from enum import Enum
+from itertools import compress
+from operator import is_not
 from typing import Any, Generic, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .actions import Action, parse_actions
@@ -106,7 +108,9 @@ def to_json(of: Any) -> Convert:
     if of is Action:
         return str
     if _is_record(of):
-        return RecordCodec(of, of).encode
+        hints = get_type_hints(of)
+        plan = tuple((name, to_json(hints[name]) or _same) for name in _field_names(of))
+        return lambda v: {name: convert(getattr(v, name)) for name, convert in plan}
     origin, args = get_origin(of), get_args(of)
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         item = args[0]
@@ -148,7 +152,9 @@ def from_json(of: Any) -> Convert:
     if of is Action:
         return Action.parse
     if _is_record(of):
-        return RecordCodec(of, of).decode
+        hints = get_type_hints(of)
+        plan = tuple((name, from_json(hints[name]) or _same) for name in _field_names(of))
+        return lambda v: of(*[read(v[name]) for name, read in plan])
     origin, args = get_origin(of), get_args(of)
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         item = args[0]
@@ -180,10 +186,13 @@ class RecordCodec(Generic[_R]):
     (a reader that keeps what it made decodes only their new items)."""
 
     def __init__(self, cls: type[_R], build: Callable[..., _R], *,
-                 grows: Collection[str] = ()) -> None:
+                 grows: Collection[str] = (),
+                 build_from: Callable[[dict[str, Any]], _R] | None = None) -> None:
         hints = get_type_hints(cls)
         self.names = _field_names(cls)
         self.build = build
+        #: ``build`` of a dict of the values (``build_from``, which may keep the dict)
+        self._build_from = build_from or (lambda values: build(**values))
         self.grows = frozenset(grows)
         #: field -> how its value becomes JSON values (``to_json`` of its type)
         self.encoders: dict[str, Callable[[Any], Any]] = {
@@ -201,6 +210,9 @@ class RecordCodec(Generic[_R]):
         self._kept = tuple((n, r) for n, r in read
                            if (n, r) not in self._fresh and n not in self.grows)
         self._grows = tuple((n, r) for n, r in read if n in self.grows)
+        self._kept_names = tuple(n for n, _ in self._kept)
+        self._kept_readers = tuple(r for _, r in self._kept)
+        self._get_kept = _getter(self._kept_names)
         self._encode = tuple((name, self.encoders[name]) for name in self.names)
 
     def encode(self, record: _R) -> dict[str, Any]:
@@ -223,17 +235,24 @@ class RecordCodec(Generic[_R]):
             if kept is None:
                 for name, read in self._read:
                     values[name] = read(data[name])
-                return self.build(**values)
+                return self._build_from(values)
             for name, read in self._fresh:
                 values[name] = read(data[name])
-            for name, read in self._kept:
-                raw = data[name]
-                before = kept.get(name)
-                if before is None or before[0] is not raw:
-                    before = kept[name] = (raw, read(raw))
-                values[name] = before[1]
+            raws = self._get_kept(data)
         except KeyError:                 # (a field left out: it takes its default)
             return self.build(**{name: value for name, value in self._decoded(data, kept)})
+        # (the kept fields' JSON values and what was made of them, under the key "": the
+        # values compared by identity all at once, and only those that changed read)
+        readers = self._kept_readers
+        before = kept.get("")
+        if before is None:
+            made = [read(raw) for read, raw in zip(readers, raws, strict=True)]
+        else:
+            was, made = before[0], list(before[1])
+            for i in compress(range(len(raws)), map(is_not, raws, was)):
+                made[i] = readers[i](raws[i])
+        kept[""] = (raws, made)
+        values.update(zip(self._kept_names, made, strict=True))
         for name, read in self._grows:
             raw = data[name]
             before = kept.get(name)
@@ -244,7 +263,7 @@ class RecordCodec(Generic[_R]):
                     made = read(raw)
                 before = kept[name] = (raw, made)
             values[name] = before[1]
-        return self.build(**values)
+        return self._build_from(values)
 
     def _decoded(self, data: Mapping[str, Any], kept: dict[str, tuple[Any, Any]] | None
                  ) -> Iterator[tuple[str, Any]]:

@@ -26,7 +26,7 @@ last (all of them when there is none), on the last message of a batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import compress
 from operator import ne
 from typing import Any
@@ -152,6 +152,41 @@ _INDEXES = range(max(len(PUBLIC_FIELDS), len(OWN_FIELDS)))
 _HAND, _ROLE = OWN_FIELDS.index("hand"), OWN_FIELDS.index("role")
 
 
+def _written_out(keys: tuple[str, ...], convert: tuple[Any, ...]
+                 ) -> Callable[[tuple[Any, ...], tuple[Any, ...] | None], list[str]]:
+    """:func:`_changes` for values of these fields, written out field by field (as
+    ``dataclasses`` writes an ``__init__``) from the fields' names: a seat's own values
+    are compared five or six times a move, and mostly differ in ``to_act`` alone.
+
+    >>> _written_out(('"a":', '"b":'), (str, str))((1, 2), (1, 3))
+    ['"b":"2"']
+    """
+    count = len(keys)
+    new = ", ".join(f"n{i}" for i in range(count))
+    old = ", ".join(f"o{i}" for i in range(count))
+    lines = ["def changes(new, old):",
+             "    if old is None:",
+             "        return _changes(new, None, keys, convert)",
+             f"    {new}, = new",
+             f"    {old}, = old",
+             "    texts = []"]
+    for i in range(count):
+        text = f"_actions_json(n{i})" if convert[i] is None \
+            else f"_encode(convert[{i}](n{i})).decode()"
+        lines += [f"    if n{i} is not o{i} and n{i} != o{i}:",
+                  f"        texts.append(keys[{i}] + {text})"]
+    lines.append("    return texts")
+    namespace: dict[str, Any] = {"_changes": _changes, "_actions_json": _actions_json,
+                                 "_encode": _encode, "keys": keys, "convert": convert}
+    exec("\n".join(lines), namespace)
+    made: Callable[[tuple[Any, ...], tuple[Any, ...] | None], list[str]] = namespace["changes"]
+    return made
+
+
+#: the changes of a seat's own values
+_own_changes = _written_out(_OWN_KEYS, _OWN_CONVERT)
+
+
 def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
                  hints: bool = False) -> str:
     """The JSON object of the fields of the view ``view`` (its parts, as
@@ -184,7 +219,7 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
             if shared is not None:
                 shared.public[id(old_public)] = (old_public, public, ",".join(texts))
     old_own = None if last is None else last[1]
-    texts += _changes(own, old_own, _OWN_KEYS, _OWN_CONVERT)
+    texts += _own_changes(own, old_own)
     legal = own[_LEGAL]
     if hints and (old_own is None or (legal is not old_own[_LEGAL]
                                       and legal != old_own[_LEGAL])):
