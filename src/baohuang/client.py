@@ -54,6 +54,15 @@ class ClientError(RuntimeError):
         super().__init__(f"{status} {code}: {message}")
 
 
+class _TableMoving(Exception):
+    """``no_table`` for a table this session played: in a cluster it is being taken
+    over by another node (docs/cluster.md); reconnect and join again."""
+
+
+#: how long a session goes on asking for a table it played that the server does not know
+#: (seconds): a cluster's takeover of a killed node's table takes a few
+MOVING_WAIT = 30.0
+
 #: what :func:`view_from_dict` made of a field's value, kept by a session: the field's
 #: name -> (the value as received, what was made of it)
 Kept = dict[str, tuple[Any, Any]]
@@ -187,7 +196,7 @@ class Client:
                     delay = 0.05
                     if await session.run(ws):
                         return session.result
-            except (ConnectionClosed, OSError, InvalidStatus, TimeoutError):
+            except (ConnectionClosed, OSError, InvalidStatus, TimeoutError, _TableMoving):
                 pass
             session.result.reconnects += 1
             await asyncio.sleep(delay * (1 + random.random()))
@@ -223,6 +232,10 @@ class _Session:
         self.result = PlayResult()
         self.done = False
         self.last: tuple[dict[str, Any], int] | None = None
+        #: the table was joined once (a ``table`` message came), and since when the
+        #: server has not known it (monotonic seconds; None: it knows it)
+        self.joined = False
+        self.missing_since: float | None = None
         #: what view_from_dict made of our view's unchanged fields
         self.kept: Kept = {}
 
@@ -274,6 +287,7 @@ class _Session:
     async def _handle(self, ws: Any, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         if kind == "table":
+            self.joined, self.missing_since = True, None
             self._table(msg)
             await self._unhost(ws)
         elif kind == "snapshot":
@@ -292,6 +306,11 @@ class _Session:
             self.result.errors.append(msg)
             code = msg.get("code")
             if code == "no_table":
+                now = time.monotonic()
+                if self.joined:
+                    self.missing_since = self.missing_since or now
+                    if now - self.missing_since < MOVING_WAIT:
+                        raise _TableMoving
                 raise ClientError(404, "no_table", msg.get("message", ""))
             if code == "stale":
                 self.acted_at = None          # a newer event is on its way: act on it

@@ -6,13 +6,17 @@ out and requests go to the other node."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 from server_support import FAST, guests, play_together
 
+import baohuang as bh
+from baohuang.client import PlayResult
 from baohuang.server.cluster.services import HAProxy, RedisServer
 from baohuang.server.harness import ServerProcess
 
@@ -66,3 +70,65 @@ def test_a_game_through_haproxy_and_a_dead_node_taken_out(
     finally:
         for node in nodes:
             node.stop()
+
+
+def test_players_through_haproxy_finish_a_game_whose_node_was_killed(
+        tmp_path: Path, redis_server: RedisServer,
+        haproxy: Callable[[list[tuple[str, int]]], HAProxy]) -> None:
+    """Five clients play through HAProxy; the node that runs their table is killed
+    (SIGKILL) mid-game. They reconnect through HAProxy to the other node, which takes
+    the table over from the stored actions once the lease lapses; they rejoin by
+    version and finish the game, and the record holds every action sent, once."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
+    nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
+                           "--lease-ttl", "1", "--log-level", "info",
+                           log=tmp_path / f"{name}.log")
+             for name in ("one", "two")]
+    for node in nodes:
+        node.start()
+    try:
+        proxy = haproxy([("127.0.0.1", node.port) for node in nodes])
+
+        async def game() -> tuple[list[PlayResult], dict[str, Any], int]:
+            clients = await guests(proxy.url, 5, "k")
+            created = await clients[0].create_table(timeout=60)
+            table_id = created["table"]["id"] if "table" in created else created["id"]
+            running = [httpx.get(node.url + "/healthz", timeout=10).json()["tables"]
+                       for node in nodes].index(1)
+            crash = asyncio.Event()
+
+            def watch(message: dict[str, Any]) -> None:
+                if message.get("version", 0) >= 60:
+                    crash.set()
+
+            async def kill() -> None:
+                await crash.wait()
+                nodes[running].kill()
+
+            killer = asyncio.create_task(kill())
+            results = await play_together(
+                clients, table_id, on_message=watch, max_backoff=0.5)
+            await killer
+            history = await clients[0].history()
+            return results, await clients[0].replay(history[0]["game_id"]), running
+
+        results, replay, killed = asyncio.run(game())
+    finally:
+        for node in nodes:
+            node.stop()
+
+    outcome = results[0].games[0]["result"]
+    assert all(r.games[0]["result"] == outcome for r in results)
+    assert sum(r.reconnects for r in results) >= 5
+    survivor = ("one", "two")[1 - killed]
+    assert "took table" in (tmp_path / f"{survivor}.log").read_text()
+    record = replay["record"]
+    replayed = bh.Game.from_record(dict(record, actions=[]))
+    applied = []
+    for raw in record["actions"]:
+        applied.append((replayed.version, json.dumps(raw, sort_keys=True)))
+        replayed.apply(bh.Action.from_dict(raw))
+    assert replayed.result is not None and replayed.result.to_dict() == outcome
+    sent = {(version, json.dumps(action.to_dict(), sort_keys=True))
+            for r in results for version, action in r.sent}
+    assert sorted(sent) == applied           # every action sent is stored, once
