@@ -76,3 +76,22 @@ def test_a_redis_that_lost_its_data_costs_two_rounds(redis_server: RedisServer,
             await _close(two)
 
     asyncio.run(main())
+
+
+def test_a_round_while_a_table_is_being_made_keeps_its_lease(redis_server: RedisServer,
+                                                             tmp_path: Path) -> None:
+    """The lease of a new table is taken before the table is stored; a round of the
+    node in between (the lobby awaits the database) must not give it up."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'new.db'}"
+
+    async def main() -> None:
+        one, member = await _node(url, redis_server.url, "one")
+        try:
+            token = await member.hold_new("table-new001")
+            await member.tick()
+            held = await member.leases.holder("table-new001")
+            assert held is not None and (held.node, held.token) == ("one", token)
+        finally:
+            await _close(one)
+
+    asyncio.run(main())

@@ -63,6 +63,9 @@ class Member:
         self.node = node
         self.ttl = ttl
         self.held: dict[str, Lease] = {}
+        #: tables whose lease :meth:`hold_new` took and which the lobby has not added yet
+        #: (a round meanwhile must not give their leases up)
+        self._creating: set[str] = set()
         self._loop: asyncio.Task[None] | None = None
 
     async def hold_new(self, table_id: str) -> int:
@@ -73,6 +76,7 @@ class Member:
             raise RuntimeError(f"table {table_id}: its lease is held elsewhere")
         self.held[table_id] = lease
         self.storage.fences[table_id] = lease.token
+        self._creating.add(table_id)
         return lease.token
 
     async def _take(self, table_id: str) -> bool:
@@ -107,6 +111,9 @@ class Member:
         live = self.host.live
         for table_id, lease in list(self.held.items()):
             table = live.get(table_id)
+            if table is None and table_id in self._creating:
+                continue                          # (being stored; its lease is fresh)
+            self._creating.discard(table_id)
             if table is None or table.status not in ("open", "playing"):
                 await self._let_go(table_id, lease)
             elif not await self.leases.renew(lease, self.ttl):
