@@ -6,7 +6,12 @@ without persistence) costs the tables two rounds, not their lives."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
+from typing import Any
+
+import pytest
+from redis.exceptions import RedisError
 
 from baohuang.server.cluster.member import Member
 from baohuang.server.cluster.services import RedisServer
@@ -95,3 +100,58 @@ def test_a_round_while_a_table_is_being_made_keeps_its_lease(redis_server: Redis
             await _close(one)
 
     asyncio.run(main())
+
+
+PLAYING = check_spec({"bots": {str(seat): "hosted" for seat in range(5)}, "practice": True,
+                      "seed": 4242, "games": 1})
+
+
+async def _finished(lobby: Lobby, table_id: str) -> list[dict[str, Any]]:
+    """The table's stored games once its match is over."""
+    deadline = time.monotonic() + 120
+    while True:
+        games = await lobby.storage.table_games(table_id)
+        if games and games[-1]["status"] == "over":
+            return games
+        assert time.monotonic() < deadline, "the match did not end"
+        await asyncio.sleep(0.05)
+
+
+def test_redis_unreachable_for_a_while_loses_nothing(redis_server: RedisServer,
+                                                    tmp_path: Path) -> None:
+    """Redis stops in the middle of a game: the table plays on (its writes are fenced
+    in the database, not in Redis), the node's rounds fail and are tried again; Redis
+    comes back empty, the node takes its table again and the game ends as the same
+    deal ends undisturbed, each version stored once."""
+    async def play(url: str, outage: bool) -> list[dict[str, Any]]:
+        config = ServerConfig(db_url=url, redis_url=redis_server.url, node="one",
+                              lease_ttl=600.0, bot_delay=0.05, hosted_delay=0.0,
+                              next_game_delay=0.0)
+        lobby = Lobby(await open_storage(url), config)
+        member = lobby.cluster
+        assert member is not None
+        try:
+            table = await lobby.create(None, PLAYING)
+            if outage:
+                redis_server.stop()
+                with pytest.raises(RedisError):
+                    await member.tick()
+                moved = table.logged
+                deadline = time.monotonic() + 60
+                while table.logged < moved + 10:          # it plays on meanwhile
+                    assert time.monotonic() < deadline, "the table stopped"
+                    await asyncio.sleep(0.05)
+                redis_server.start()                       # back, with nothing in it
+                await member.tick()                        # lease gone: stopped; retried
+                assert await member.tick() == 1            # taken again
+            return await _finished(lobby, table.id)
+        finally:
+            await _close(lobby)
+
+    undisturbed = asyncio.run(play(f"sqlite+aiosqlite:///{tmp_path / 'calm.db'}", False))
+    disturbed = asyncio.run(play(f"sqlite+aiosqlite:///{tmp_path / 'outage.db'}", True))
+    assert [a["action"] for a in disturbed[0]["actions"]] == [
+        a["action"] for a in undisturbed[0]["actions"]]
+    assert disturbed[0]["result"] == undisturbed[0]["result"]
+    assert [a["version"] for a in disturbed[0]["actions"]] == list(
+        range(1, len(disturbed[0]["actions"]) + 1))
