@@ -21,6 +21,7 @@ from . import baohuang_v0, openspiel_game, rlcard_env
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, encode, legal_mask
 from .gym_env import BaohuangGymEnv
 from .observation import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, observe
+from .vector import VectorEnv
 
 __all__ = [
     "N_ACTIONS",
@@ -30,6 +31,7 @@ __all__ = [
     "BaohuangGymEnv",
     "IllegalActionIndex",
     "ObservationEncoder",
+    "VectorEnv",
     "baohuang_v0",
     "decode",
     "encode",

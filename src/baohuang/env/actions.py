@@ -70,6 +70,7 @@ __all__ = [
     "legal_mask",
     "mask_of",
     "reveal_card",
+    "reveal_card_of",
 ]
 
 K = bh.ActionKind
@@ -125,6 +126,7 @@ _ROLE_INDEX: Final = {kind: i for i, kind in enumerate(ROLE_KINDS)}
 _SIMPLE_INDEX: Final = {**_ROLE_INDEX, K.PASS: PASS_INDEX, K.ASK_LEAD: ASK_LEAD_INDEX}
 _SUITS: Final = tuple(bh.Suit)
 _PLAY: Final = K.PLAY
+_PLAY_STAGE: Final = bh.Stage.PLAY
 #: any shape the cards make (encoding does not judge legality: 2s with jokers too)
 _ANY_RULES: Final = bh.RuleSet().replace(jokers_with_twos=True)
 
@@ -140,13 +142,20 @@ class IllegalActionIndex(ValueError):
 def reveal_card(view: bh.View) -> bh.Card | None:
     """The card whose play would show ``view.seat`` as the hidden Guard (or hidden
     solo Emperor), or ``None`` when the seat is not one or is already shown."""
-    seat = view.seat
-    if (seat is None or view.guard != seat or view.stage is not bh.Stage.PLAY
-            or view.guard_open or view.solo == "open" or len(view.rebels) >= 2):
+    return reveal_card_of(view.seat, view.guard, view.stage, view.guard_open, view.solo,
+                          view.rebels, view.rules, view.called)
+
+
+def reveal_card_of(seat: int | None, guard: int | None, stage: bh.Stage, guard_open: bool,
+                   solo: str | None, rebels: Sequence[int], rules: dict[str, object],
+                   called: bh.Card | None) -> bh.Card | None:
+    """:func:`reveal_card` of the view with these values."""
+    if (seat is None or guard != seat or stage is not _PLAY_STAGE
+            or guard_open or solo == "open" or len(rebels) >= 2):
         return None
-    if view.rules.get("guard_mode") == "card":
+    if rules.get("guard_mode") == "card":
         return bh.GUARD_CARD
-    return view.called
+    return called
 
 
 def _play_key(cards: Sequence[bh.Card], special: bh.Card | None) -> PlayKey:
@@ -265,8 +274,12 @@ class ActionEncoder:
 
     def indexes(self, view: bh.View, legal: Sequence[bh.Action] | None = None) -> list[int]:
         """The index of each legal action, in order."""
-        legal = view.legal_actions if legal is None else legal
-        special = reveal_card(view)
+        return self.indexes_with(view.legal_actions if legal is None else legal,
+                                 reveal_card(view))
+
+    def indexes_with(self, legal: Sequence[bh.Action], special: bh.Card | None) -> list[int]:
+        """The index of each of ``legal``, ``special`` being the seat's
+        :func:`reveal_card`."""
         known = self._known.get(special)
         if known is None:
             known = self._known[special] = {}

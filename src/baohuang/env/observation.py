@@ -313,9 +313,12 @@ class ObservationEncoder:
         return block
 
     def _hand_bytes(self, view: bh.View, me: int) -> bytes:
-        called = view.called
-        hand = view.hand
-        if view.stage is _PLAY_STAGE:
+        return self._hand_bytes_of(view.stage, view.hand, view.called, me)
+
+    def _hand_bytes_of(self, stage: bh.Stage, hand: tuple[bh.Card, ...],
+                       called: bh.Card | None, me: int) -> bytes:
+        """The hand block of seat ``me`` holding ``hand`` (as bytes)."""
+        if stage is _PLAY_STAGE:
             # in play a hand changes only by the seat's own plays, read from the events
             key: Any = self._played_rows[me]
             kept = self._hands.get(me)
