@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from . import moves, playphase, roles
+from . import playphase, roles
 from .actions import Action, ActionKind
 from .cards import RANK_OF, Card, parse_cards
 from .events import Event, EventKind
@@ -54,7 +54,7 @@ class Game:
         # derived data, out of the state: the legal actions of this state, what the
         # play phase keeps between decisions, what the views keep between moves
         self._legal_cache: tuple[Action, ...] | None = None
-        self._kept = moves.PlayCache()
+        self._kept = playphase.PlayCache()
         self._seen = ViewCache()
 
     @classmethod
@@ -166,7 +166,7 @@ class Game:
             st = self._st
             stage = st.stage
             if stage is _PLAY:
-                legal = tuple(moves.legal_actions(st, self._kept))
+                legal = tuple(playphase.legal_actions(st, self._kept))
             elif stage is _OVER:
                 legal = ()
             else:
