@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from server_support import FAST, guests, play_together
 
 import baohuang as bh
@@ -72,13 +73,15 @@ def test_a_game_through_haproxy_and_a_dead_node_taken_out(
             node.stop()
 
 
-def test_players_through_haproxy_finish_a_game_whose_node_was_killed(
-        tmp_path: Path, redis_server: RedisServer,
+@pytest.mark.parametrize("how", ["kill", "drain"])
+def test_players_through_haproxy_finish_a_game_whose_node_went(
+        how: str, tmp_path: Path, redis_server: RedisServer,
         haproxy: Callable[[list[tuple[str, int]]], HAProxy]) -> None:
     """Five clients play through HAProxy; the node that runs their table is killed
-    (SIGKILL) mid-game. They reconnect through HAProxy to the other node, which takes
-    the table over from the stored actions once the lease lapses; they rejoin by
-    version and finish the game, and the record holds every action sent, once."""
+    (SIGKILL) or drained (SIGTERM: it gives its leases up) mid-game. They reconnect
+    through HAProxy to the other node, which takes the table over from the stored
+    actions (after the lease lapses, or at once); they rejoin by version and finish
+    the game, and the record holds every action sent, once."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
     nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
                            "--lease-ttl", "1", "--log-level", "info",
@@ -103,7 +106,10 @@ def test_players_through_haproxy_finish_a_game_whose_node_was_killed(
 
             async def kill() -> None:
                 await crash.wait()
-                nodes[running].kill()
+                if how == "kill":
+                    nodes[running].kill()
+                else:
+                    await asyncio.to_thread(nodes[running].stop)
 
             killer = asyncio.create_task(kill())
             results = await play_together(
