@@ -17,7 +17,7 @@ from baohuang.bots.hand_eval import rank_counts_of
 from baohuang.bots.search.rollout import RolloutPolicy, Simulator
 from baohuang.bots.search.sampler import DealSampler
 from baohuang.bots.search.search import _RoleFacts
-from baohuang.engine.playphase import materialize
+from baohuang.engine.moves import materialize
 from baohuang.engine.plays import Shape, classify
 from baohuang.engine.scoring import SoloKind
 

@@ -215,7 +215,7 @@ def test_fast_legal_plays_equal_the_general_generator(rules: RuleSet, seed: int,
                                                       choice: int) -> None:
     """The engine builds play actions straight from the hand for speed; at
     every play decision they must equal the shapes-then-cards generator."""
-    from baohuang.engine import playphase
+    from baohuang.engine import moves
 
     game = Game.new(rules, seed)
     rng = random.Random(choice)
@@ -224,7 +224,7 @@ def test_fast_legal_plays_equal_the_general_generator(rules: RuleSet, seed: int,
             break
         if game.stage is Stage.PLAY:
             state = game._st
-            assert playphase.legal_actions(state) == playphase.legal(state, [])
+            assert moves.legal_actions(state) == moves.legal(state, [])
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
     assert game.is_over

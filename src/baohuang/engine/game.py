@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from . import playphase, roles
+from . import moves, playphase, roles
 from .actions import Action, ActionKind
 from .cards import RANK_OF, Card, parse_cards
 from .events import Event, EventKind
@@ -54,7 +54,7 @@ class Game:
         # derived data, out of the state: the legal actions of this state, what the
         # play phase keeps between decisions, what the views keep between moves
         self._legal_cache: tuple[Action, ...] | None = None
-        self._kept = playphase.PlayCache()
+        self._kept = moves.PlayCache()
         self._seen = ViewCache()
 
     @classmethod
@@ -166,7 +166,7 @@ class Game:
             st = self._st
             stage = st.stage
             if stage is _PLAY:
-                legal = tuple(playphase.legal_actions(st, self._kept))
+                legal = tuple(moves.legal_actions(st, self._kept))
             elif stage is _OVER:
                 legal = ()
             else:
@@ -177,25 +177,6 @@ class Game:
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (``None``: a spectator)."""
         return make_view(self._st, seat, self._legal_of(seat), self._seen)
-
-    def view_values(self, seat: int | None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        """``seat``'s view as its values, without the view's events: those of
-        ``views.PUBLIC_FIELDS`` (one tuple, the same object for every seat) and of
-        ``views.OWN_FIELDS`` (for a learning environment that reads plays and passes
-        from the actions it applies, and makes no ``View`` a step).
-
-        >>> game = Game.new(seed=2)
-        >>> from baohuang.engine.views import OWN_FIELDS, PUBLIC_FIELDS
-        >>> public, own = game.view_values(game.to_act)
-        >>> view = game.view(game.to_act)
-        >>> public == tuple(getattr(view, name) for name in PUBLIC_FIELDS)
-        True
-        >>> own == tuple(getattr(view, name) for name in OWN_FIELDS)
-        True
-        """
-        st = self._st
-        seen = self._seen
-        return public_values(st, seen), own_values(st, seat, self._legal_of(seat), seen)
 
     def view_update(self, seat: int | None, since: int
                     ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[dict[str, Any], ...]]:
