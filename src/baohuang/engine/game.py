@@ -178,6 +178,25 @@ class Game:
         """What ``seat`` may know (``None``: a spectator)."""
         return make_view(self._st, seat, self._legal_of(seat), self._seen)
 
+    def view_values(self, seat: int | None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """``seat``'s view as its values, without the view's events: those of
+        ``views.PUBLIC_FIELDS`` (one tuple, the same object for every seat) and of
+        ``views.OWN_FIELDS`` (for a learning environment that reads plays and passes
+        from the actions it applies, and makes no ``View`` a step).
+
+        >>> game = Game.new(seed=2)
+        >>> from baohuang.engine.views import OWN_FIELDS, PUBLIC_FIELDS
+        >>> public, own = game.view_values(game.to_act)
+        >>> view = game.view(game.to_act)
+        >>> public == tuple(getattr(view, name) for name in PUBLIC_FIELDS)
+        True
+        >>> own == tuple(getattr(view, name) for name in OWN_FIELDS)
+        True
+        """
+        st = self._st
+        seen = self._seen
+        return public_values(st, seen), own_values(st, seat, self._legal_of(seat), seen)
+
     def view_update(self, seat: int | None, since: int
                     ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[dict[str, Any], ...]]:
         """What a seat that knows the first ``since`` events needs to know now, for a
