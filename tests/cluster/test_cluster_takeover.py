@@ -110,3 +110,77 @@ def test_a_killed_nodes_table_is_taken_over_and_finishes_the_same(
                                                             expected["actions"]]
     assert [a["version"] for a in finished["actions"]] == list(
         range(1, len(finished["actions"]) + 1))
+
+
+MANY = 6
+#: slower bots: the kills come while the games are far from their ends (a deal here is
+#: 170–310 actions)
+MANY_FLAGS = ("--bot-delay", "0.05", *NODE_FLAGS[2:])
+
+
+async def _create_many(urls: list[str]) -> list[str]:
+    """Tables of five 托管-like bots with seeds SEED, SEED + 1, …, made in turn on
+    each of ``urls``."""
+    ids = []
+    for index in range(MANY):
+        client = Client(urls[index % len(urls)])
+        await client.guest(f"owner{index}")
+        created = await client.create_table(**{**TABLE, "seed": SEED + index})
+        ids.append(str(created["table"]["id"]))
+    return ids
+
+
+async def _all(db_url: str, ids: list[str], until: Any, within: float = 180.0
+               ) -> list[dict[str, Any]]:
+    """The tables' games as stored, once ``until(game)`` holds for every one."""
+    storage = await open_storage(db_url)
+    try:
+        deadline = time.monotonic() + within
+        while True:
+            games = [await storage.table_games(table_id) for table_id in ids]
+            if all(g and until(g[0]) for g in games):
+                return [g[0] for g in games]
+            assert time.monotonic() < deadline, "the tables did not get there in time"
+            await asyncio.sleep(0.1)
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_three_nodes_killed_and_restarted_in_turn_finish_every_game_the_same(
+        kind: str, tmp_path: Path, redis_server: RedisServer) -> None:
+    """Six tables over three nodes; one node is killed, later started again, then
+    another is killed, while the tables play: every game ends with the same actions
+    and result as the same deals played on one server undisturbed."""
+    (tmp_path / "single").mkdir()
+    with database(kind, tmp_path / "single") as url, \
+            ServerProcess(url, None, *MANY_FLAGS, log=tmp_path / "single.log") as single:
+        ids = asyncio.run(_create_many([single.url]))
+        expected = asyncio.run(_all(url, ids, _over))
+
+    (tmp_path / "cluster").mkdir()
+    with database(kind, tmp_path / "cluster") as url:
+        flags = (*MANY_FLAGS, "--redis", redis_server.url, "--lease-ttl", "1")
+        nodes = [ServerProcess(url, None, *flags, "--node", f"n{i}",
+                               log=tmp_path / f"n{i}.log") for i in range(3)]
+        for node in nodes:
+            node.start()
+        try:
+            ids = asyncio.run(_create_many([node.url for node in nodes]))
+            asyncio.run(_all(url, ids, lambda g: len(g["actions"]) >= 10 or _over(g)))
+            nodes[0].kill()
+            asyncio.run(_all(url, ids, lambda g: len(g["actions"]) >= 25 or _over(g)))
+            nodes[0].start()                        # back, on the same port and name
+            nodes[1].kill()
+            finished = asyncio.run(_all(url, ids, _over))
+        finally:
+            for node in nodes:
+                node.stop()
+
+    taken = "".join((tmp_path / f"n{i}.log").read_text() for i in range(3)).count("took table")
+    assert taken >= 2                               # (each kill left tables to take over)
+    for done, same in zip(finished, expected, strict=True):
+        assert [a["action"] for a in done["actions"]] == [a["action"] for a in same["actions"]]
+        assert done["result"] == same["result"]
+        assert [a["version"] for a in done["actions"]] == list(
+            range(1, len(done["actions"]) + 1))
