@@ -228,12 +228,16 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{vrate:>9,.0f} steps/s   (batch API, stacked observations and masks)")
     print(f"engine alone (view)      {bare[0]:>8} steps  {bare[1]:6.2f} s  "
           f"{bare[0] / bare[1]:>9,.0f} steps/s   (no observation, mask or env)")
-    if make is None:
+    if make is None and args.no_rlcard:
+        print("RLCard skipped (--no-rlcard).")
+    elif make is None:
         print("rlcard is not installed (pip install -e '.[bench]'): no RLCard comparison.")
     else:
         _compare("rlcard doudizhu          ", theirs, rate, TARGET_RATIO)
         _compare("  (VectorEnv against it) ", theirs, vrate, TARGET_RATIO)
-    if spiel is None:
+    if spiel is None and args.no_openspiel:
+        print("OpenSpiel skipped (--no-openspiel).")
+    elif spiel is None:
         print("open_spiel is not installed (pip install -e '.[rl]'): no OpenSpiel comparison.")
     else:
         _compare("openspiel dou_dizhu (C++)", cpp, rate, TARGET_OPENSPIEL,

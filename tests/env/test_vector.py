@@ -4,6 +4,8 @@ those of single PettingZoo environments stepped with the same actions and seeds.
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -97,3 +99,12 @@ def test_same_seed_same_games() -> None:
             seen.append(obs["observation"].sum(axis=1).tolist())
         return seen
     assert run(3) == run(3) != run(4)
+
+
+def test_the_doc_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = Path(__file__).parents[2] / "docs" / "rl.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.DOTALL)
+    [code] = [b for b in blocks if "VectorEnv(" in b]
+    assert len(code.strip().splitlines()) <= 12
+    exec(compile(code, str(doc), "exec"), {})
+    assert "(16, 485) (16, 29379)" in capsys.readouterr().out

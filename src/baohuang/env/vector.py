@@ -38,9 +38,52 @@ from gymnasium.utils import seeding
 import baohuang as bh
 from baohuang.engine.views import OWN_FIELDS, PUBLIC_FIELDS
 
-from . import observation as ob
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, reveal_card_of
-from .observation import HISTORY, OBS_SIZE, ObservationEncoder, Vector
+from .observation import (
+    _B_CALLED,
+    _B_CANDIDATE,
+    _B_DEALER,
+    _B_EMPEROR,
+    _B_GUARD,
+    _B_GUARD_OPEN,
+    _B_HAND,
+    _B_HAND_END,
+    _B_HIST_SEATS,
+    _B_HISTORY,
+    _B_HISTORY_END,
+    _B_KICKS,
+    _B_LAST_CARDS,
+    _B_LAST_CARDS_END,
+    _B_LAST_SEAT,
+    _B_LEADER,
+    _B_LEFT,
+    _B_OUT,
+    _B_PLAYED,
+    _B_PLAYED_END,
+    _B_REBELS,
+    _B_ROLE,
+    _B_RULES,
+    _B_RULES_END,
+    _B_SIZES,
+    _B_SOLO,
+    _B_STAGE,
+    _B_TO_ACT,
+    _NBYTES,
+    _ONE,
+    _PASS_ROW,
+    _REL4,
+    _SMALL,
+    _SUIT_OF,
+    _ZERO_ROW,
+    HISTORY,
+    OBS_SIZE,
+    SLOTS,
+    ObservationEncoder,
+    Vector,
+    _pack2,
+    _pack5,
+    _rules_vector,
+)
 from .pettingzoo_env import make_rules
 
 __all__ = ["ValuesEncoder", "VectorEnv"]
@@ -60,8 +103,8 @@ _ASK: Final = bh.ActionKind.ASK_LEAD
 _NEVER: Final = object()
 _ZERO1: Final = bytes(4)
 _ZERO5: Final = bytes(20)
-_ROW: Final = 4 * (5 + 1 + ob.SLOTS)
-_HIST_CUT: Final = 4 * HISTORY * (5 + 1 + ob.SLOTS) - _ROW
+_ROW: Final = 4 * (5 + 1 + SLOTS)
+_HIST_CUT: Final = 4 * HISTORY * (5 + 1 + SLOTS) - _ROW
 
 
 #: per play (its cards): its hand-block entries and history row; its counts per slot;
@@ -100,11 +143,11 @@ class ValuesEncoder(ObservationEncoder):
                 vectors = self._by_cards[cards] = self._play_vectors(tuple(map(str, cards)))
             played = self._played
             played[seat] += vectors[0]
-            self._played_rows[seat] = played[seat, :ob.SLOTS].tobytes()
+            self._played_rows[seat] = played[seat, :SLOTS].tobytes()
             self._plays += 1
             self._hist = vectors[1] + self._hist[:_HIST_CUT]
         elif kind is _PASS or kind is _ASK:
-            self._hist = ob._PASS_ROW + self._hist[:_HIST_CUT]
+            self._hist = _PASS_ROW + self._hist[:_HIST_CUT]
         else:
             return
         seats = self._hist_seats
@@ -116,7 +159,7 @@ class ValuesEncoder(ObservationEncoder):
         super().reset()
         # per observer: its observation as bytes, and what they were made of (the
         # objects compared by identity, one-hot entries by byte offset; -1: none)
-        self._bufs: list[bytearray] = [bytearray(ob._NBYTES) for _ in range(5)]
+        self._bufs: list[bytearray] = [bytearray(_NBYTES) for _ in range(5)]
         self._made: list[list[Any]] = [[*[_NEVER] * 11, [-1] * 11] for _ in range(5)]
         self._plays = 0
 
@@ -130,70 +173,70 @@ class ValuesEncoder(ObservationEncoder):
         me, to_act, hand, guard, role, solo, _ = _own_parts(own)
         buf: bytearray = self._bufs[me]
         made = self._made[me]
-        rel = ob._REL4[me]
+        rel = _REL4[me]
         data = self._hand_bytes_of(stage, hand, called, me)
         if data is not made[0]:
-            buf[ob._B_HAND:ob._B_HAND_END] = made[0] = data
+            buf[_B_HAND:_B_HAND_END] = made[0] = data
         if self._plays != made[1]:
             made[1] = self._plays
             rows = self._played_rows
-            buf[ob._B_PLAYED:ob._B_PLAYED_END] = b"".join(rows[me:] + rows[:me])
+            buf[_B_PLAYED:_B_PLAYED_END] = b"".join(rows[me:] + rows[:me])
         hist = self._hist
-        one = ob._ONE
+        one = _ONE
         if hist is not made[2]:
-            buf[ob._B_HISTORY:ob._B_HISTORY_END] = made[2] = hist
-            for o, seat in zip(ob._B_HIST_SEATS, self._hist_seats, strict=False):
+            buf[_B_HISTORY:_B_HISTORY_END] = made[2] = hist
+            for o, seat in zip(_B_HIST_SEATS, self._hist_seats, strict=False):
                 o += rel[seat]
                 buf[o:o + 4] = one
         if rules_dict is not made[3]:
             made[3] = rules_dict
-            buf[ob._B_RULES:ob._B_RULES_END] = ob._rules_vector(rules_dict).tobytes()
+            buf[_B_RULES:_B_RULES_END] = _rules_vector(rules_dict).tobytes()
         if sizes is not made[4]:
             made[4] = sizes
-            buf[ob._B_SIZES:ob._B_SIZES + 20] = ob._pack5(*sizes[me:], *sizes[:me])
+            buf[_B_SIZES:_B_SIZES + 20] = _pack5(*sizes[me:], *sizes[:me])
         if rebels is not made[5]:
             made[5] = rebels
-            buf[ob._B_REBELS:ob._B_REBELS + 20] = _ZERO5
+            buf[_B_REBELS:_B_REBELS + 20] = _ZERO5
             for seat in rebels:
-                o = ob._B_REBELS + rel[seat]
+                o = _B_REBELS + rel[seat]
                 buf[o:o + 4] = one
         if left is not made[6]:
             made[6] = left
-            buf[ob._B_LEFT:ob._B_LEFT + 20] = _ZERO5
+            buf[_B_LEFT:_B_LEFT + 20] = _ZERO5
             for seat in left:
-                o = ob._B_LEFT + rel[seat]
+                o = _B_LEFT + rel[seat]
                 buf[o:o + 4] = one
         if out is not made[7]:
             made[7] = out
-            buf[ob._B_OUT:ob._B_OUT + 20] = _ZERO5
+            buf[_B_OUT:_B_OUT + 20] = _ZERO5
             for place, seat in enumerate(out, 1):
-                o = ob._B_OUT + rel[seat]
-                buf[o:o + 4] = ob._SMALL[place]
+                o = _B_OUT + rel[seat]
+                buf[o:o + 4] = _SMALL[place]
         if last is not made[8]:
             made[8] = last
-            buf[ob._B_LAST_SEAT:ob._B_LAST_SEAT + 20] = _ZERO5
+            buf[_B_LAST_SEAT:_B_LAST_SEAT + 20] = _ZERO5
             if last is None:
-                buf[ob._B_LAST_CARDS:ob._B_LAST_CARDS_END] = ob._ZERO_ROW
+                buf[_B_LAST_CARDS:_B_LAST_CARDS_END] = _ZERO_ROW
             else:
-                o = ob._B_LAST_SEAT + rel[last[0]]
+                o = _B_LAST_SEAT + rel[last[0]]
                 buf[o:o + 4] = one
-                buf[ob._B_LAST_CARDS:ob._B_LAST_CARDS_END] = self._cards_bytes(last[1])
+                buf[_B_LAST_CARDS:_B_LAST_CARDS_END] = self._cards_bytes(last[1])
         if kicks != made[9] or stake != made[10]:
             made[9], made[10] = kicks, stake
-            buf[ob._B_KICKS:ob._B_KICKS + 8] = ob._pack2(kicks, stake)
+            buf[_B_KICKS:_B_KICKS + 8] = _pack2(kicks, stake)
         # one-hot entries: the byte offset of each 1 now (-1: none), as made[11] has them
-        offsets = [ob._B_STAGE[stage],
-                   ob._B_TO_ACT + (20 if to_act is None else rel[to_act]),
-                   ob._B_DEALER + rel[dealer],
-                   -1 if candidate is None else ob._B_CANDIDATE + rel[candidate],
-                   -1 if emperor is None else ob._B_EMPEROR + rel[emperor],
-                   -1 if guard is None else ob._B_GUARD + rel[guard],
-                   -1 if leader is None else ob._B_LEADER + rel[leader],
-                   -1 if role is None else ob._B_ROLE[role],
-                   -1 if solo is None else ob._B_SOLO[solo],
+        offsets = [_B_STAGE[stage],
+                   _B_TO_ACT + (20 if to_act is None else rel[to_act]),
+                   _B_DEALER + rel[dealer],
+                   -1 if candidate is None else _B_CANDIDATE + rel[candidate],
+                   -1 if emperor is None else _B_EMPEROR + rel[emperor],
+                   -1 if guard is None else _B_GUARD + rel[guard],
+                   -1 if leader is None else _B_LEADER + rel[leader],
+                   -1 if role is None else _B_ROLE[role],
+                   -1 if solo is None else _B_SOLO[solo],
                    -1 if called is None or called.suit is None
-                   else ob._B_CALLED + 4 * int(ob._SUIT_OF[int(called)]),
-                   ob._B_GUARD_OPEN if guard_open else -1]
+                   else _B_CALLED + 4 * int(_SUIT_OF[int(called)]),
+                   _B_GUARD_OPEN if guard_open else -1]
         before = made[11]
         if offsets != before:
             for was, o in zip(before, offsets, strict=True):
@@ -262,8 +305,8 @@ class VectorEnv:
         assert seat is not None
         public, own = game.view_values(seat)
         data = self._encoders[i].encode_values(public, own)
-        start = i * ob._NBYTES
-        self._obs_bytes[start:start + ob._NBYTES] = data
+        start = i * _NBYTES
+        self._obs_bytes[start:start + _NBYTES] = data
         legal = own[-1]
         stage, guard_open, rebels, rules, called = _reveal_parts(public)
         indexes = self._actions.indexes_with(legal, reveal_card_of(
