@@ -77,6 +77,8 @@ def test_shapes_and_an_illegal_index() -> None:
     assert obs["observation"].dtype == np.float32
     assert obs["action_mask"].shape == (4, N_ACTIONS) and obs["action_mask"].dtype == np.int8
     assert obs["action_mask"].sum(axis=1).tolist() == [len(x) for x in envs.legal_indexes()]
+    assert envs.observation_space.contains(obs) and envs.num_envs == 4
+    assert envs.action_space.contains(np.array([x[0] for x in envs.legal_indexes()]))
     first = [legal[0] for legal in envs.legal_indexes()]
     with pytest.raises(ValueError, match="4 actions wanted"):
         envs.step(first[:3])

@@ -33,7 +33,9 @@ from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
+from gymnasium import spaces
 from gymnasium.utils import seeding
+from gymnasium.vector.utils import batch_space
 
 import baohuang as bh
 from baohuang.engine.views import OWN_FIELDS, PUBLIC_FIELDS
@@ -76,6 +78,7 @@ from .observation import (
     _SUIT_OF,
     _ZERO_ROW,
     HISTORY,
+    OBS_HIGH,
     OBS_SIZE,
     SLOTS,
     ObservationEncoder,
@@ -261,13 +264,27 @@ class VectorEnv:
     A game that ends is dealt again at once (its next deal seed drawn as the PettingZoo
     environment's ``reset()`` draws it): that step's row is the new game's first
     decision, ``rewards[i]`` holds the scores of the game that ended (per seat, 0
-    while it goes on) and ``terminations[i]`` is True."""
+    while it goes on) and ``terminations[i]`` is True.
+
+    ``num_envs``, ``single_observation_space``, ``single_action_space``,
+    ``observation_space`` and ``action_space`` follow Gymnasium's vector conventions
+    (a turn-based game of five seats is not one of its single-agent vector
+    environments, so it is not a ``gymnasium.vector.VectorEnv``)."""
 
     def __init__(self, n: int, preset: str | bh.RuleSet = "shandong", **options: Any) -> None:
         if n < 1:
             raise ValueError("a batch has at least one game")
         self.n = n
         self.rules = make_rules(preset, **options)
+        self.num_envs = n
+        # the spaces, by Gymnasium's vector conventions (one game's, and the batch's)
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(low=np.zeros(OBS_SIZE, dtype=np.float32),
+                                      high=OBS_HIGH, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(N_ACTIONS,), dtype=np.int8)})
+        self.single_action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
         self.observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.masks = np.zeros((n, N_ACTIONS), dtype=np.int8)
         self.to_act = np.zeros(n, dtype=np.int64)
