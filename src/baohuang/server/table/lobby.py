@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from ...bots import bot_names
 from ...engine.actions import Action
 from ...engine.rules import RuleError, RuleSet
@@ -291,9 +293,13 @@ class Lobby:
 
     async def restore_row(self, row: dict[str, Any]) -> bool:
         """Rebuild one unfinished table from its stored row and actions and start its
-        actor; False (and the table marked dissolved) if it cannot be rebuilt."""
+        actor; False (and the table marked dissolved) if it cannot be rebuilt.  The
+        database out of reach is raised instead: the table is not at fault (a cluster
+        node tries it again at its next round)."""
         try:
             table = await self._rebuild(row)
+        except (SQLAlchemyError, OSError):
+            raise
         except Exception:
             log.exception("table %s cannot be rebuilt; marking it dissolved", row["id"])
             await self.storage.update_table(row["id"], status="dissolved",
