@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import httpx
 import uvicorn
 from sqlalchemy.engine import make_url
 
+from .children import ChildProcess
 from .config import ServerConfig
 from .transport.app import create_app, uvicorn_config
 
@@ -103,7 +103,7 @@ class ServerThread:
             self._thread.join(timeout=30)
 
 
-class ServerProcess:
+class ServerProcess(ChildProcess):
     """``baohuang serve`` as a child process (to be killed and restarted)."""
 
     def __init__(self, db_url: str, port: int | None = None, *args: str,
@@ -133,28 +133,6 @@ class ServerProcess:
                     return
             time.sleep(0.05)
         raise TimeoutError("the server did not answer within the timeout")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs."""
-        if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def __enter__(self) -> ServerProcess:
-        self.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
 
 
 @contextlib.contextmanager

@@ -30,7 +30,8 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
+
+from ..children import ChildProcess
 
 __all__ = ["HAProxy", "Postgres", "RedisServer", "binary", "haproxy_config", "wait_for_port"]
 
@@ -63,8 +64,8 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], what: str,
     raise TimeoutError(f"{what} did not listen on port {port} within {timeout:.0f} s")
 
 
-class _Service(abc.ABC):
-    """A child process, stopped on exit (SIGTERM, then SIGKILL)."""
+class _Service(ChildProcess):
+    """A service listening on ``port``, with its files and log in ``directory``."""
 
     name = "service"
 
@@ -88,28 +89,6 @@ class _Service(abc.ABC):
         self._spawn(self._command())
         assert self.process is not None
         wait_for_port(self.port, self.process, self.name)
-
-    def kill(self) -> None:
-        """SIGKILL: as if the machine lost it."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def __enter__(self) -> _Service:
-        self.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
 
 
 class RedisServer(_Service):
