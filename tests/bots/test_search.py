@@ -16,7 +16,7 @@ from baohuang.bots import Bot, SearchBot, hosted_action, make_bot
 from baohuang.bots.hand_eval import rank_counts_of
 from baohuang.bots.search.rollout import RolloutPolicy, Simulator
 from baohuang.bots.search.sampler import DealSampler
-from baohuang.bots.search.search import _RoleFacts
+from baohuang.bots.search.worlds import RoleFacts
 from baohuang.engine.moves import materialize
 from baohuang.engine.plays import Shape, classify
 from baohuang.engine.scoring import SoloKind
@@ -127,7 +127,7 @@ def test_role_states_rebuilt_from_a_view_offer_the_same_choices(preset: str) -> 
         assert seat is not None
         view = game.view(seat)
         world = DealSampler(view).sample(rng)
-        rebuilt_game = _RoleFacts.read(view).game(world, game.rules, seed)
+        rebuilt_game = RoleFacts.read(view).game(world, game.rules, seed)
         assert rebuilt_game is not None, (preset, seed, game.stage)
         assert rebuilt_game.legal_actions() == game.legal_actions()
         rebuilt += 1

@@ -32,7 +32,7 @@ import pyspiel
 
 import baohuang as bh
 from baohuang.bots.search.sampler import DealSampler
-from baohuang.bots.search.search import determinized_game
+from baohuang.bots.search.worlds import determinized_game
 
 from .actions import N_ACTIONS, decode, describe, legal_indexes
 from .observation import OBS_SIZE, observe

@@ -65,16 +65,14 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...engine.actions import Action, ActionKind
-from ...engine.cards import EMPEROR_CARD, GUARD_CARD, Card, parse_card
-from ...engine.game import Game
+from ...engine.cards import GUARD_CARD, Card
 from ...engine.plays import InvalidPlay, classify
-from ...engine.rules import GuardMode, RuleSet
+from ...engine.rules import RuleSet
 from ...engine.scoring import SoloKind
 from ...engine.state import Stage
 from ...engine.views import View
@@ -82,7 +80,8 @@ from ..base import Bot, make_bot, register, register_budget
 from ..hand_eval import bot_shape, rank_counts_of
 from ..hosted import hosted_action
 from .rollout import PlayState, RolloutPolicy, Shape4, Simulator
-from .sampler import DealSampler, SamplerError, World, current_deal_events
+from .sampler import DealSampler, SamplerError, World
+from .worlds import RoleFacts, default_role_action, determinized_game, root_facts
 
 __all__ = ["DEFAULT_ITERATIONS", "SearchBot", "determinized_game"]
 
@@ -262,7 +261,7 @@ class SearchBot:
             keep = next((a for a in arms if a.shape == key and not a.ask_lead), None)
         me = view.seat
         assert me is not None
-        base = _root_facts(view, sampler.rules)
+        base = root_facts(view, sampler.rules)
         stake = (view.guard_open, view.rebels, view.kicks)
         roll = random.Random()
 
@@ -325,7 +324,7 @@ class SearchBot:
             arms.sort(key=lambda a: (a.action != anchor, str(a.action)))
             arms = arms[:self.max_arms]
         keep = next((a for a in arms if a.action == anchor), None)
-        facts = _RoleFacts.read(view)
+        facts = RoleFacts.read(view)
         rules = sampler.rules
         roll = random.Random()
 
@@ -343,7 +342,7 @@ class SearchBot:
                 options = game.legal_actions()
                 if not options:
                     return 0.0      # a deal the rules could not have reached
-                game.apply(_default_role_action(game, options))
+                game.apply(default_role_action(game, options))
             if game.stage is not Stage.PLAY or game.deal_no != deal_no:
                 return 0.0          # a redeal: a fresh deal is worth nothing either way
             e, g = game.emperor, game.guard
@@ -448,176 +447,6 @@ def _prior(shape: Shape4 | None, counts: list[int], size: int) -> tuple[int, int
         return (0, 0, 0, 1)
     breaks = 1 if n and n != counts[r] else 0
     return (1, x + 2 * y, breaks, r)
-
-
-def _root_facts(view: View, rules: RuleSet) -> dict[str, Any]:
-    """``out``, the play to beat, passes and 接风 applicant, from the view."""
-    facts: dict[str, Any] = {"out": list(view.out)}
-    if view.last_play is None:
-        return facts
-    seat, cards = view.last_play
-    shape = classify(cards, rules)
-    passes = 0
-    applicant: int | None = None
-    for ev in reversed(current_deal_events(view)):
-        kind = ev.get("type")
-        if kind == "play":
-            break
-        if kind in ("pass", "ask_lead"):
-            passes += 1
-            if kind == "ask_lead":
-                applicant = ev.get("seat")
-    facts.update(last=bot_shape(shape), last_seat=seat,
-                 passes=passes, applicant=applicant)
-    return facts
-
-
-_DEFAULT_KINDS = (A.ACCEPT, A.GUARD_HIDDEN, A.SOLO_HIDDEN, A.DECLINE, A.ABDICATE)
-
-
-def _default_role_action(game: Game, options: list[Action]) -> Action:
-    """托管's role-phase answer (docs/rules.md §10) for the seat to act in ``game``."""
-    kinds = {a.kind: a for a in options}
-    for kind in _DEFAULT_KINDS:
-        if kind in kinds:
-            return kinds[kind]
-    calls = [a for a in options if a.kind is A.CALL]
-    if calls and game.to_act is not None:
-        hand = Counter(game.hand(game.to_act))
-        return min(calls, key=lambda a: (hand[a.cards[0]] != 3, a.cards[0]))
-    return options[0]
-
-
-@dataclass(frozen=True, slots=True)
-class _RoleFacts:
-    """What the role phase so far tells this seat, to rebuild a game state."""
-
-    seat: int
-    stage: Stage
-    dealer: int
-    deal_no: int
-    candidate: int | None
-    first_candidate: int
-    declines: int
-    pool: tuple[Card, ...]
-    emperor: int | None
-    solo: str | None
-    stolen: bool
-    called: Card | None
-    guard_open: bool
-    guard_public: bool
-    rebels: tuple[int, ...]
-    kicks: int
-    votes: tuple[tuple[int, bool], ...]
-
-    @classmethod
-    def read(cls, view: View) -> _RoleFacts:
-        assert view.seat is not None
-        first = view.candidate if view.candidate is not None else 0
-        declines = 0
-        pool: tuple[Card, ...] = ()
-        stolen = False
-        public = view.guard_open or view.solo == "open"
-        votes: dict[int, bool] = {}
-        vote_kinds = {Stage.REBELLION: ("rebel", "no_rebel"), Stage.KICK: ("kick", "no_kick")}
-        yes_no = vote_kinds.get(view.stage)
-        for ev in current_deal_events(view):
-            kind = ev.get("type")
-            seat = ev.get("seat")
-            if kind == "candidate" and isinstance(seat, int):
-                first = seat
-            elif kind == "abdicate":
-                declines += 1
-                if ev.get("to") == view.seat and "cards" in ev:
-                    cards = [parse_card(t) for t in ev["cards"]]
-                    cards.remove(EMPEROR_CARD)
-                    pool = tuple(cards)
-            elif kind == "solo" and ev.get("stolen"):
-                stolen = True
-            elif kind in ("rebellion_stands", "reveal"):
-                public = True
-            elif yes_no is not None and kind in yes_no and isinstance(seat, int):
-                votes[seat] = kind == yes_no[0]
-        return cls(view.seat, view.stage, view.dealer, view.deal_no, view.candidate, first,
-                   declines, pool, view.emperor, view.solo, stolen, view.called,
-                   view.guard_open, public, view.rebels, view.kicks, tuple(votes.items()))
-
-    def game(self, world: World, rules: RuleSet, seed: int) -> Game | None:
-        """A game in this role-phase stage with ``world``'s hands, with this seat to
-        act (:meth:`Game.setup`); ``None`` when the stage cannot be rebuilt."""
-        me, e = self.seat, self.emperor
-        stage = self.stage
-        position: dict[str, Any] = dict(
-            seed=seed, dealer=self.dealer, deal_no=self.deal_no,
-            candidate=self.candidate if self.candidate is not None else me,
-            first_candidate=self.first_candidate, declines=self.declines, pool=self.pool,
-            emperor=e, called=self.called, stolen=self.stolen, guard_open=self.guard_open,
-            guard_public=self.guard_public, rebels=self.rebels, kicks=self.kicks,
-            votes=dict(self.votes))
-
-        def at(**more: Any) -> Game:
-            return Game.setup(rules, world.hands, to_act=me, stage=stage, **position, **more)
-        if stage in (Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.CALL):
-            return at()
-        if e is None:
-            return None
-        if stage is Stage.STEAL:
-            order = [(e - i) % 5 for i in range(1, 5)]
-            return at(asking=order[order.index(me) + 1:])
-        guard = world.guard
-        if guard is None:
-            if rules.guard_mode is GuardMode.CARD:
-                return None
-            guard = e
-        solo: str | None = None
-        if self.solo is not None:
-            solo = "open" if self.solo == "open" else "hidden"
-        elif guard == e and stage is not Stage.GUARD:
-            solo = "hidden"
-        if stage is Stage.GUARD:
-            return at(guard=guard, solo=solo) if guard == me else None
-        if stage is Stage.REBELLION:
-            order = [(e + i) % 5 for i in range(1, 5)]
-            return at(guard=guard, solo=solo, asking=order[order.index(me) + 1:])
-        if stage is Stage.KICK:
-            if len(self.rebels) >= 2:          # a royal kick after a standing rebellion
-                asking = [guard] if me == e and guard != e else []
-            else:
-                royal = (e,) if solo else (e, guard)
-                order = [(e + i) % 5 for i in range(1, 5) if (e + i) % 5 not in royal]
-                if me not in order:
-                    return None
-                asking = order[order.index(me) + 1:]
-            return at(guard=guard, solo=solo, asking=asking)
-        return None
-
-
-
-def determinized_game(view: View, world: World, rules: RuleSet, seed: int = 0) -> Game | None:
-    """A game at ``view``'s position with ``world``'s hands (a deal sampled from the
-    view: :class:`~baohuang.bots.search.sampler.DealSampler`), in which ``view``'s
-    seat sees exactly what it sees now — its hand, the plays so far, the trick, the
-    declarations — and the hidden cards are the sample's (:meth:`Game.setup`).
-    ``None`` for a position that cannot be rebuilt (as in the role phase, where a
-    sample leaves the Guard open in card mode)."""
-    if view.stage is not Stage.PLAY:
-        return _RoleFacts.read(view).game(world, rules, seed)
-    if view.emperor is None or world.guard is None or view.to_act is None:
-        return None
-    facts = _root_facts(view, rules)
-    plays = [(ev["seat"], ev["cards"]) for ev in current_deal_events(view)
-             if ev.get("type") == "play"]
-    solo: str | None = None
-    if world.solo is not None:
-        solo = "open" if world.solo == "open" else "hidden"
-    public = view.guard_open or view.solo == "open" or any(
-        ev.get("type") in ("reveal", "rebellion_stands") for ev in current_deal_events(view))
-    return Game.setup(rules, world.hands, to_act=view.to_act, seed=seed, dealer=view.dealer,
-                      deal_no=view.deal_no, emperor=view.emperor, guard=world.guard, solo=solo,
-                      called=view.called, guard_open=view.guard_open, guard_public=public,
-                      rebels=view.rebels, kicks=view.kicks, out=facts["out"],
-                      last=view.last_play, passes=facts.get("passes", 0),
-                      applicant=facts.get("applicant"), leader=view.leader, played=plays)
 
 
 @register_budget("search")
