@@ -89,7 +89,7 @@ async def play_together(clients: list[Client], table_id: str, player: str = "hos
 class Raw:
     """A bare WebSocket client: sends what it is told, collects what comes back, and
     keeps its seat's ``view`` as docs/protocol.md says: a snapshot's view, changed by
-    each event's."""
+    each update's."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
@@ -117,7 +117,7 @@ class Raw:
         self.seen.append(message)
         if message["type"] == "snapshot":
             self.view = dict(message["view"])
-        elif message["type"] == "event":
+        elif message["type"] == "update":
             self.view.update(message["view"])
         return message
 
@@ -149,15 +149,12 @@ async def raw_play(raw: Raw, *, until: int | None = None, version: int | None = 
         kind = msg["type"]
         if kind == "game_over":
             return version
-        if kind not in ("event", "snapshot"):
+        if kind not in ("update", "snapshot"):
             continue
-        if kind == "event" and start is None:
-            assert version is None or msg["version"] == version + 1, (version, msg["version"])
+        if kind == "update" and start is None:
+            assert version is None or msg["since"] == version, (version, msg["since"])
         start = None
         version = msg["version"]
-        latest = msg.get("latest", version)
-        if version != latest:
-            continue                  # more events of the same action follow
         if acted and until is not None and version >= until:
             return version
         acted = False
@@ -167,14 +164,3 @@ async def raw_play(raw: Raw, *, until: int | None = None, version: int | None = 
             action = hosted_action(parsed, list(parsed.legal_actions))
             await raw.send({"type": "act", "action": action.to_dict(), "version": version})
             acted = True
-
-
-async def catch_up(raw: Raw) -> list[dict[str, Any]]:
-    """Read events until one brings us to the latest version."""
-    events = []
-    while True:
-        msg = await raw.recv()
-        if msg["type"] == "event":
-            events.append(msg)
-            if msg["version"] == msg["latest"]:
-                return events

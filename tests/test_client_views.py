@@ -1,5 +1,5 @@
-"""What a client makes of the server's messages: merging each event message's changed
-fields into the view it has, as ``baohuang.client`` does, and building a ``View`` from
+"""What a client makes of the server's messages: merging each update's changed
+fields and events into the view it has, as ``baohuang.client`` does, and building a ``View`` from
 it with the fields it kept from its last decision, gives exactly the engine's view of
 its seat — at every decision of whole games, in every preset."""
 
@@ -41,11 +41,12 @@ def test_a_clients_merged_view_is_the_engines_view(seed: int, preset: str) -> No
         before = game.version
         game.apply(rng.choice(game.legal_actions()))
         texts = render.broadcast(game, seats, sent, base=0, index=0, since=before)
-        for s, seat_texts in enumerate(texts):
-            for text in seat_texts:
-                message: dict[str, Any] = json.loads(text)
-                views[s].update(message["view"])
-                views[s]["events"].append(message["event"])
+        assert len(texts) == len(seats)          # one update a seat
+        for s, text in enumerate(texts):
+            message: dict[str, Any] = json.loads(text)
+            assert (message["since"], message["version"]) == (before, game.version)
+            views[s].update(message["view"])
+            views[s]["events"].extend(message["events"])
     assert decisions > 0
     for s in range(5):
         assert view_from_dict(views[s], kept[s]) == game.view(s)

@@ -107,7 +107,7 @@ class PlayResult:
 
 
 MessageHook = Callable[[dict[str, Any]], None]
-#: what an event asks of a session next
+#: what an update asks of a session next
 _ACT, _RESYNC = "act", "resync"
 _decode = msgspec.json.Decoder(dict[str, Any]).decode
 _encoder = msgspec.json.Encoder()
@@ -225,7 +225,7 @@ class _Session:
         self.watch, self.threaded, self.on_message = watch, threaded, on_message
         self.auto_unhost, self.games = auto_unhost, games
         self.version: int | None = None
-        #: our seat's view (docs/protocol.md: a snapshot's, changed by each event's)
+        #: our seat's view (docs/protocol.md: a snapshot's, changed by each update's)
         self.view: dict[str, Any] | None = None
         self.acted_at: int | None = None
         self.sent_at = 0.0
@@ -253,8 +253,8 @@ class _Session:
             result.bytes += len(raw)
             if on_message is not None:
                 on_message(msg)
-            if msg.get("type") == "event":       # (most messages: handled without a coroutine)
-                step = self._event(msg)
+            if msg.get("type") == "update":      # (most messages: handled without a coroutine)
+                step = self._update(msg)
                 if step is _ACT and self.view is not None:
                     await self._maybe_act(ws, self.view, msg["version"])
                 elif step is _RESYNC:
@@ -267,22 +267,25 @@ class _Session:
                 return True
         return False
 
-    def _event(self, msg: dict[str, Any]) -> str | None:
-        """Take an ``event`` into our view; what to do next (_ACT, _RESYNC or None)."""
-        version = msg["version"]
-        if self.view is None or (self.version is not None and version > self.version + 1):
-            return _RESYNC                        # (changes need the view they change)
-        if self.version is not None and version != self.version + 1:
+    def _update(self, msg: dict[str, Any]) -> str | None:
+        """Take an ``update`` into our view; what to do next (_ACT, _RESYNC or None)."""
+        since, version = msg["since"], msg["version"]
+        known = self.version
+        if known is not None and version <= known:
             return None                           # seen already
+        if self.view is None or since != known:
+            return _RESYNC                        # (changes need the view they change)
         self.version = version
-        ev = msg["event"]
+        events = msg["events"]
         view = self.view
         view.update(msg["view"])                  # what changed in our view
-        view["events"].append(ev)
-        if self.sent_at and ev.get("seat") == self.result.seat:
-            self.result.latencies.append(time.perf_counter() - self.sent_at)
-            self.sent_at = 0.0
-        return _ACT if version == msg["latest"] else None
+        view["events"].extend(events)
+        if self.sent_at:
+            seat = self.result.seat
+            if any(ev.get("seat") == seat for ev in events):
+                self.result.latencies.append(time.perf_counter() - self.sent_at)
+                self.sent_at = 0.0
+        return _ACT
 
     async def _handle(self, ws: Any, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
@@ -313,7 +316,7 @@ class _Session:
                         raise _TableMoving
                 raise ClientError(404, "no_table", msg.get("message", ""))
             if code == "stale":
-                self.acted_at = None          # a newer event is on its way: act on it
+                self.acted_at = None          # a newer update is on its way: act on it
             elif code == "rate_limited" and msg.get("ref") == "act" and self.last is not None:
                 await asyncio.sleep(0.1)      # too fast: send the same decision again
                 self.acted_at = None

@@ -85,14 +85,13 @@ class Sock:
                     self.texts.append(text)
                 if kind == "snapshot":
                     self.view = dict(message["view"])
-                elif kind == "event":
+                elif kind == "update":
                     self.view.update(message["view"])
                 elif kind == "game_over":
                     self.over = True
                 elif kind == "table":
                     self.seats_shown = message["table"]["seats"]
-                if kind in ("snapshot", "event") and \
-                        message.get("latest", message["version"]) == message["version"]:
+                if kind in ("snapshot", "update"):
                     self.at = message["version"]
                     self.my_turn = bool(self.view.get("legal_actions")) and \
                         self.view.get("to_act") == self.view.get("seat")
@@ -264,20 +263,9 @@ def _revealed(one: str, two: str) -> bool:
     first, second = json.loads(one), json.loads(two)
     if str(GUARD_CARD) in one + two or first["type"] == "game_over":
         return True
-    event = first.get("event") or {}
-    return bool(first["type"] == second["type"] == "event" and event.get("type") == "lead"
-                and event.get("reason") == "lead_after_out")
-
-
-def _batch(texts: list[str], start: int) -> list[str]:
-    """The messages from ``start`` to the end of its move's events."""
-    batch = []
-    for text in texts[start:]:
-        batch.append(text)
-        message = json.loads(text)
-        if message["type"] != "event" or message["version"] == message["latest"]:
-            break
-    return batch
+    return first["type"] == second["type"] == "update" and any(
+        event.get("type") == "lead" and event.get("reason") == "lead_after_out"
+        for event in first["events"])
 
 
 def _normalized(texts: list[str], side: Side) -> list[str]:
@@ -424,11 +412,9 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
                 same = 0
                 for one, two in zip(seen_a, seen_b, strict=False):
                     if one != two:
-                        # (the events of one move share the deadline after it: the
-                        # reveal may be a later event of the same move)
-                        batch = _batch(seen_a, same), _batch(seen_b, same)
-                        assert any(_revealed(x, y) for x, y in zip(*batch, strict=False)), \
-                            (seed, seat, same, one, two)
+                        # (the events of one move come in one update: the reveal may be
+                        # a later event of it)
+                        assert _revealed(one, two), (seed, seat, same, one, two)
                         break
                     same += 1
                 else:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import Raw, catch_up, guests, raw_play, shared_server
+from server_support import Raw, guests, raw_play, shared_server
 
 import baohuang as bh
 from baohuang.client import Client, PlayResult
@@ -31,7 +31,7 @@ async def _seat_up(url: str, spec: dict[str, Any], humans: int = 4
 
 
 def test_disconnect_and_reconnect_resyncs(server: ServerProcess) -> None:
-    async def main() -> tuple[list[PlayResult], list[dict[str, Any]], list[dict[str, Any]],
+    async def main() -> tuple[list[PlayResult], dict[str, Any], dict[str, Any],
                               dict[str, Any], int]:
         others, me, table = await _seat_up(server.url, {"practice": True, "seed": 21,
                                                     "timeout": 60})
@@ -47,21 +47,24 @@ def test_disconnect_and_reconnect_resyncs(server: ServerProcess) -> None:
         await back.send({"type": "join", "table": table["id"], "version": left_at})
         first = await back.recv()
         assert first["type"] == "table" and first["you"]["seat"] is not None
-        missed = await catch_up(back)
+        missed = await back.recv_type("update")
         assert back.view["to_act"] == first["you"]["seat"], "the table waits for us"
-        assert "hand" in missed[-1]["view"], "after a reconnect the whole view comes again"
+        assert "hand" in missed["view"], "after a reconnect the whole view comes again"
         await back.send({"type": "resync", "version": left_at})
-        again = await catch_up(back)
-        await raw_play(back, version=again[-1]["version"], start=again[-1])
+        again = await back.recv_type("update")
+        await raw_play(back, version=again["version"], start=again)
         results = await asyncio.wait_for(asyncio.gather(*plays), 60)
         game_over = next(m for m in back.seen if m["type"] == "game_over")
         return results, missed, again, game_over, left_at
 
     results, missed, again, game_over, left_at = asyncio.run(main())
-    # the missed events came as events (no snapshot), from right after our version
-    assert [m["version"] for m in missed] == list(range(left_at + 1, left_at + 1 + len(missed)))
-    assert len(missed) > 1, "the others played while we were away"
-    assert [m["event"] for m in again] == [m["event"] for m in missed]
+    # the missed events came in one update (no snapshot), from right after our version
+    assert missed["since"] == left_at
+    assert missed["version"] == left_at + len(missed["events"])
+    assert len(missed["events"]) > 1, "the others played while we were away"
+    # (the deadline is the same decision's, computed again from the server's clock)
+    assert dict(again, deadline=None) == dict(missed, deadline=None)
+    assert abs(again["deadline"] - missed["deadline"]) < 0.01
     assert all(r.games[0]["result"] == game_over["result"] for r in results)
 
 
@@ -112,15 +115,14 @@ def test_a_decision_times_out_after_its_own_timeout_not_an_earlier_ones(
                 hosted = [i for i, s in enumerate(msg["table"]["seats"])
                           if s and s["hosted"] and i != seat]
                 assert hosted == [], "nobody else timed out"
-            if msg["type"] != "event":
+            if msg["type"] != "update":
                 continue
-            if msg["event"].get("seat") == seat:          # our move, made by the timer
+            if msg["events"][0].get("seat") == seat:      # our move, made by the timer
                 assert asked_at is not None
                 elapsed = asyncio.get_running_loop().time() - asked_at
                 break
             before += 1
-            if asked_at is None and msg["version"] == msg["latest"] \
-                    and idle.view.get("to_act") == seat:
+            if asked_at is None and idle.view.get("to_act") == seat:
                 asked_at = asyncio.get_running_loop().time()
         for play in plays:
             play.cancel()
@@ -294,12 +296,11 @@ def test_a_timeout_of_the_guard_is_not_shown_while_the_guard_decides(
             if msg["type"] == "table":
                 log.append((stage, msg))
                 continue
-            if msg["type"] not in ("event", "snapshot"):
+            if msg["type"] not in ("update", "snapshot"):
                 continue
             view = raw.view
             stage = view["stage"]
-            if msg.get("latest", msg["version"]) != msg["version"] or \
-                    not view["legal_actions"] or view["to_act"] != view["seat"]:
+            if not view["legal_actions"] or view["to_act"] != view["seat"]:
                 continue
             if stage == "guard" or idle:
                 idle = True                        # the Guard lets its time run out and

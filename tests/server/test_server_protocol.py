@@ -39,13 +39,12 @@ async def _my_turn(server: ServerProcess, name: str) -> tuple[Client, Raw, dict[
     await raw.send({"type": "join", "table": table["id"]})
     while True:
         msg = await raw.recv()
-        if msg["type"] in ("event", "snapshot") and raw.view["to_act"] == 0 and \
-                msg.get("latest", msg["version"]) == msg["version"]:
+        if msg["type"] in ("update", "snapshot") and raw.view["to_act"] == 0:
             return client, raw, table, {**msg, "view": dict(raw.view)}
 
 
 def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerProcess) -> None:
-    async def main() -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+    async def main() -> tuple[dict[str, str], dict[str, Any], dict[str, Any], int]:
         client, raw, table, turn = await _my_turn(server, "careful")
         version = turn["version"]
         legal = turn["view"]["legal_actions"]
@@ -76,14 +75,15 @@ def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerP
         # text form views list it in)
         assert isinstance(legal[0], str)
         await raw.send({"type": "act", "action": legal[0], "version": version})
-        after = await raw.recv_type("event")
+        after = await raw.recv_type("update")
         info = await client.request("GET", f"/api/tables/{table['id']}")
-        return codes, after, info
+        return codes, after, info, version
 
-    codes, after, info = asyncio.run(main())
+    codes, after, info, version = asyncio.run(main())
     assert codes == {k: k for k in codes}
     assert info["status"] == "playing"
-    assert after["event"]["seat"] == 0
+    # (nothing happened between: the update starts at the version we acted at)
+    assert after["since"] == version and after["events"][0]["seat"] == 0
 
 
 def test_out_of_turn_and_seatless_acts_are_refused(server: ServerProcess) -> None:
@@ -99,8 +99,7 @@ def test_out_of_turn_and_seatless_acts_are_refused(server: ServerProcess) -> Non
         waiting = None
         while waiting is None:
             msg = await raws[0].recv()
-            if msg["type"] in ("event", "snapshot") and raws[0].view["to_act"] is not None \
-                    and msg.get("latest", msg["version"]) == msg["version"]:
+            if msg["type"] in ("update", "snapshot") and raws[0].view["to_act"] is not None:
                 waiting = raws[0].view["to_act"]
         idle = seats[1 - waiting] if waiting in (0, 1) else seats[0]
         await idle.send({"type": "act", "action": {"kind": "pass"}})

@@ -1,8 +1,8 @@
 """Nothing hidden leaks: over several bot games (with tribute, called guards, hidden
 guards) every message to every seat and watcher is checked against the engine —
-each snapshot's view is exactly ``game.view(seat)``, each event message's view
-changes are part of it and add up to it, each event is exactly
-``game.events_for(seat)`` at that version, and no message carries another
+each snapshot's view is exactly ``game.view(seat)``, each update's view
+changes are part of it and add up to it, its events are exactly those of
+``game.events_for(seat)`` since the version before it, and no message carries another
 seat's cards before the game is over."""
 
 from __future__ import annotations
@@ -101,12 +101,6 @@ def _expected(replays: list[dict[str, Any]], wanted: set[tuple[int, int | None]]
     return out, bases
 
 
-def _at(message: dict[str, Any]) -> int:
-    """The table version a message's view shows."""
-    version: int = message["latest"] if "latest" in message else message["version"]
-    return version
-
-
 def test_no_message_ever_shows_another_seats_cards(server: ServerProcess) -> None:
     async def main() -> list[tuple[Inbox, list[dict[str, Any]]]]:
         return list(await asyncio.gather(*(_play_table(server.url, spec, f"s{i}_")
@@ -119,18 +113,18 @@ def test_no_message_ever_shows_another_seats_cards(server: ServerProcess) -> Non
                 continue                  # (a TableState's "private" says a private table)
             for key, _ in _walk(message):
                 assert key != "private", message       # no event's private parts
-        game_messages = [(seat, m) for seat, m in inbox if m["type"] in ("event", "snapshot")]
+        game_messages = [(seat, m) for seat, m in inbox if m["type"] in ("update", "snapshot")]
         assert {seat for seat, _ in game_messages} == {0, 1, 2, 3, 4, None}
-        wanted = {(_at(m), seat) for seat, m in game_messages}
+        wanted = {(m["version"], seat) for seat, m in game_messages}
         truth, bases = _expected(replays, wanted)
-        # an event carries what changed, not the whole view: the rules (which never
-        # change) come once per receiver and game, in the first event after the deal
-        whole = [m for _, m in game_messages if m["type"] == "event" and "rules" in m["view"]]
+        # an update carries what changed, not the whole view: the rules (which never
+        # change) come once per receiver and game, in the first update after the deal
+        whole = [m for _, m in game_messages if m["type"] == "update" and "rules" in m["view"]]
         games = len({m["game"] for _, m in game_messages})
         assert 0 < len(whole) <= 6 * games
         shown: dict[int | None, dict[str, Any]] = {}    # each receiver's view so far
         for seat, message in game_messages:
-            index, view, events, hand = truth[(_at(message), seat)]
+            index, view, events, hand = truth[(message["version"], seat)]
             assert message["game"] == index
             expected = dict(view)
             if message["type"] == "snapshot":
@@ -139,12 +133,11 @@ def test_no_message_ever_shows_another_seats_cards(server: ServerProcess) -> Non
                 del shown[seat]["events"]
             else:
                 del expected["events"]
-                assert message["event"] == events[message["version"] - bases[index] - 1]
+                since = message["since"] - bases[index]
+                assert message["events"] == events[since:message["version"] - bases[index]]
                 # what changed is a part of the seat's own view at that version ...
                 assert {k: expected[k] for k in message["view"]} == message["view"]
                 shown[seat].update(message["view"])
-                if message["version"] != message["latest"]:
-                    continue              # (the batch's last message carries the changes)
             # ... and the changes add up to exactly that view
             assert shown[seat] == {k: v for k, v in expected.items() if k != "events"}
             if hand is not None:          # before the game is over: only the own hand

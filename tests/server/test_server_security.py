@@ -17,7 +17,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_support import Raw, catch_up, guests, shared_server
+from server_support import Raw, guests, shared_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from baohuang.bots import hosted_action
@@ -149,7 +149,7 @@ def test_a_seat_moved_or_given_up_on_another_socket_is_lost_at_once(
 
 # -- 3. turn deadlines ------------------------------------------------------------------------
 def _deadlines(message: dict[str, Any]) -> list[float]:
-    if message["type"] == "event":
+    if message["type"] == "update":
         found = [message["deadline"]]
     elif message["type"] == "table":
         found = [message["table"]["deadline"]]
@@ -176,12 +176,11 @@ def test_reconnects_and_hosted_toggles_never_extend_a_turn(tmp_path: Path) -> No
             message = await raw.recv()
             found = _deadlines(message)
             known = found[0] if found else known
-            if message["type"] not in ("event", "snapshot"):
+            if message["type"] not in ("update", "snapshot"):
                 continue
             version = message["version"]
             view = raw.view
-            if view["legal_actions"] and view["to_act"] == view["seat"] and known \
-                    and message.get("latest", version) == version:
+            if view["legal_actions"] and view["to_act"] == view["seat"] and known:
                 deadline = known         # (a join's table comes right before its snapshot)
                 break
         seen: list[float] = []
@@ -201,10 +200,10 @@ def test_reconnects_and_hosted_toggles_never_extend_a_turn(tmp_path: Path) -> No
                     last_table = message["table"]
                 if message["type"] == "snapshot":
                     break
-                if message["type"] == "event":
+                if message["type"] == "update":
                     break                # (events we missed: the turn is over)
                 shown.extend(_deadlines(message))
-            if message["type"] == "event" or message["version"] != version:
+            if message["type"] == "update" or message["version"] != version:
                 # the turn is over (the join's table shows why); what it showed may
                 # already be a later decision's deadline
                 break
@@ -247,7 +246,7 @@ def test_not_your_turn_does_not_name_the_deciding_guard(server: ServerProcess) -
             await by_seat[actor].send({"type": "act", "action": action.to_dict(),
                                        "version": version})
             for raw in raws:
-                await catch_up(raw)
+                await raw.recv_type("update")
         errors = []
         for seat, raw in by_seat.items():
             if seat != actor:
@@ -392,8 +391,7 @@ def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> Non
             await raw.send({"type": "join", "table": table["id"]})
             while True:
                 msg = await raw.recv()
-                if msg["type"] in ("event", "snapshot") and raw.view["to_act"] == 0 \
-                        and msg.get("latest", msg["version"]) == msg["version"]:
+                if msg["type"] in ("update", "snapshot") and raw.view["to_act"] == 0:
                     break
             attacker = await guests(server.url, 1, "fuzzer")
             assert attacker[0].token is not None

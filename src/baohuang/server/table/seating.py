@@ -155,10 +155,11 @@ def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
         return
     current = table.version
     if version is not None and table.base <= version < current:
-        texts, _ = render.event_texts(game, conn.seat, base=table.base, index=table.index,
-                                      since=version, deadline=table.deadline(),
-                                      hints=conn.hints)
-        conn.send_all(texts)              # (the last one with the whole view)
+        text, _ = render.update_text(game, conn.seat, base=table.base, index=table.index,
+                                     since=version, deadline=table.deadline(),
+                                     hints=conn.hints)
+        if text is not None:
+            conn.send(text)               # (with the whole view)
     else:
         conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index,
                                        hints=conn.hints))

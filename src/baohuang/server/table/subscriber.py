@@ -1,23 +1,21 @@
-"""A client at a table, as the table actor sees it: something that takes the
-messages of a move and can be closed.  The WebSocket connection of the transport
+"""A client at a table, as the table actor sees it: something that takes messages
+(one a move) and can be closed.  The WebSocket connection of the transport
 is one; the table actor imports no transport.
 
 >>> class Recorder:
 ...     def __init__(self) -> None:
 ...         self.user, self.table, self.seat, self.sent = None, None, None, []
 ...     def send(self, text: str) -> None: self.sent.append(text)
-...     def send_all(self, texts: Sequence[str]) -> None: self.sent.extend(texts)
 ...     def send_json(self, message: dict[str, Any]) -> None: self.send(str(message))
 ...     def error(self, code: str, message: str, ref: str | None = None) -> None: ...
 ...     def close(self, code: int, reason: str) -> None: ...
 >>> subscriber: Subscriber = Recorder()
->>> subscriber.send_all(["one", "two"]); subscriber.sent
+>>> subscriber.send("one"); subscriber.send("two"); subscriber.sent
 ['one', 'two']
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..db.storage import UserRecord
@@ -37,9 +35,6 @@ class Subscriber(Protocol):
 
     def send(self, text: str) -> None:
         """Send one message (queued: a table never waits for a client)."""
-
-    def send_all(self, texts: Sequence[str]) -> None:
-        """Send the messages of one move for this client, in order."""
 
     def send_json(self, message: dict[str, Any]) -> None:
         """Send one message given as JSON data."""

@@ -423,8 +423,8 @@ class Table:
         return seated + list(self.watchers)
 
     def broadcast_events(self, before: int) -> None:
-        """Send each seat (and the watchers) the events after version ``before`` with
-        what changed in its view since the view it was sent last."""
+        """Send each seat (and the watchers) one ``update``: the events after version
+        ``before`` with what changed in its view since the view it was sent last."""
         game = self.game
         assert game is not None
         deadline = None if game.is_over else self._deadline_after_move()
@@ -445,11 +445,11 @@ class Table:
         hints = [conn.hints for conn in conns] + ([False] if self.watchers else [])
         texts = render.broadcast(game, receivers, views, base=self.base, index=self.index,
                                  since=before, deadline=deadline, hints=hints)
-        for conn, seat_texts in zip(conns, texts, strict=False):
-            conn.send_all(seat_texts)
-        if self.watchers:
+        for conn, text in zip(conns, texts, strict=False):
+            conn.send(text)
+        if self.watchers and texts:
             for conn in self.watchers:
-                conn.send_all(texts[-1])
+                conn.send(texts[-1])
         for r, view in zip(receivers, views, strict=True):
             shown[5 if r is None else r] = view
 

@@ -29,7 +29,6 @@ from .api import routes as api_routes
 from .security import middleware
 from .state import ServerState
 from .ws import WebSocketEndpoint
-from .wsbatch import ws_protocol
 
 __all__ = ["STATIC_DIR", "create_app", "serve", "uvicorn_config"]
 
@@ -86,10 +85,10 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
 def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
                    log_level: str = "info") -> uvicorn.Config:
     """uvicorn's settings for ``app`` (``bench/server.py`` runs its baseline with them
-    too): WebSocket pings, frame size, compression, and the websockets-sansio
-    protocol with batched sends (:mod:`.wsbatch`)."""
+    too): uvicorn's websockets-sansio WebSocket protocol, pings, frame size and
+    compression."""
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                          ws=ws_protocol(),
+                          ws="websockets-sansio",
                           ws_ping_interval=config.ping_interval,
                           ws_ping_timeout=config.ping_interval,
                           ws_max_size=MAX_FRAME, lifespan="on",

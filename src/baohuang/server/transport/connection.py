@@ -1,7 +1,8 @@
 """One WebSocket connection, a table's :class:`~..table.subscriber.Subscriber`: a
 user, a bounded send queue and a writer task.  A table never waits for a client:
 :meth:`Connection.send` only queues, and a connection whose queue is full is closed
-(1008) — it can reconnect and resync."""
+(1008) — it can reconnect and resync.  A table sends a connection one message a
+move (an ``update``), so the writer wakes once a move and writes once."""
 
 from __future__ import annotations
 
@@ -11,14 +12,13 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from starlette.types import Send
 from starlette.websockets import WebSocket
 
 from ..db.storage import UserRecord
 from ..wire.protocol import encode, error_message
-from .wsbatch import SEND_MANY
 
 if TYPE_CHECKING:
     from ..table.tables import Table
@@ -29,27 +29,16 @@ log = logging.getLogger("baohuang.server")
 _ids = itertools.count(1)
 
 
-#: the ASGI ``send`` callable of a WebSocket connection
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-#: :mod:`.wsbatch`'s ``write``: texts to the socket at once, if it takes them now
-WriteNow = Callable[[Sequence[str]], bool]
-
-
 class Connection:
     """A client connection.  ``table`` and ``seat`` are set by the table it joined.
 
-    ``send`` is the connection's ASGI send (below Starlette's ``WebSocket``, which is
-    kept for the handshake and closing): each queued text goes out as one
-    ``websocket.send`` message, or — with ``send_many`` — the texts queued together
-    as one ``baohuang.send_many`` message (see :mod:`.wsbatch`).  With ``write_now``
-    (that extension's synchronous write) texts sent while nothing waits in the queue
-    go to the socket at once, and only what the socket does not take now is queued
-    for the writer task."""
+    Starlette's ``websocket`` did the handshake and closes the socket; each queued
+    text goes out as one ASGI ``websocket.send`` message through ``send`` (the
+    connection's ASGI send; by default the ``websocket``'s own)."""
 
     def __init__(self, websocket: WebSocket, user: UserRecord | None, queue_size: int, *,
                  abuse_limit: int = 20, abuse_window: float = 10.0,
-                 send: Send | None = None, send_many: bool = False,
-                 write_now: WriteNow | None = None) -> None:
+                 send: Send | None = None) -> None:
         self.id = next(_ids)
         self.websocket = websocket
         self.user = user
@@ -63,10 +52,6 @@ class Connection:
         self.closed = False
         self.close_code: int | None = None
         self._send: Send = send if send is not None else websocket.send
-        #: ``send`` takes :data:`.wsbatch.SEND_MANY` messages (the server's uvicorn
-        #: protocol offers them): what is queued at once goes out in one write
-        self._send_many = send_many
-        self._write_now = write_now
         #: texts waiting for the writer; a ``(code, reason)`` closes after them
         self._pending: deque[str | tuple[int, str]] = deque()
         self._queue_size = queue_size
@@ -85,25 +70,15 @@ class Connection:
         self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def send(self, text: str) -> None:
-        """Send one message (or queue it); drop the connection if it cannot keep up."""
-        self.send_all((text,))
-
-    def send_all(self, texts: Sequence[str]) -> None:
-        """Send messages in order: at once when the writer is idle and the socket
-        takes them, otherwise through the queue; drop the connection if it cannot
-        keep up."""
-        if self.closed or not texts:
+        """Queue one message for the writer; drop the connection if it cannot keep up."""
+        if self.closed:
             return
         pending = self._pending
-        # (an idle writer holds nothing: what is written now cannot overtake a message)
-        if self._wake is not None and not pending and self._write_now is not None \
-                and self._write_now(texts):
-            return
-        if len(pending) + len(texts) > self._queue_size:
+        if len(pending) >= self._queue_size:
             log.info("dropping %r: send queue full", self)
             self.close(1008, "send queue full: reading too slowly")
             return
-        pending.extend(texts)
+        pending.append(text)
         self._wake_writer()
 
     def _wake_writer(self) -> None:
@@ -157,21 +132,11 @@ class Connection:
                     wake = self._wake = loop.create_future()
                     await wake
                     continue
-                item = pending.popleft()        # all that is queued, in one wake-up
+                item = pending.popleft()
                 if isinstance(item, tuple):     # close after a flush
                     await self._close(*item)
                     return
-                if self._send_many and pending and isinstance(pending[0], str):
-                    texts = [item]
-                    while pending:
-                        more = pending[0]
-                        if not isinstance(more, str):
-                            break
-                        texts.append(more)
-                        pending.popleft()
-                    await send({"type": SEND_MANY, "texts": texts})
-                else:
-                    await send({"type": "websocket.send", "text": item})
+                await send({"type": "websocket.send", "text": item})
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -14,10 +13,9 @@ from starlette.websockets import WebSocket
 from ..accounts.accounts import token_digest, user_json
 from ..table.inputs import ClientInput, Disconnect
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
-from .connection import Connection, WriteNow
+from .connection import Connection
 from .security import origin_allowed
 from .state import server_state, session_token, session_user
-from .wsbatch import SEND_MANY, TextHandler
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
 
@@ -52,21 +50,14 @@ class WebSocketEndpoint:
     """The ``/ws`` ASGI app.  Starlette's :class:`WebSocket` does the handshake, the
     session lookup and closing; messages are read from and written to the ASGI
     ``receive`` and ``send`` themselves (one call each per message, without the
-    ``WebSocket`` state checks on top), or — on our uvicorn protocol
-    (:mod:`.wsbatch`) — written at once and taken as they arrive."""
+    ``WebSocket`` state checks on top)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        extension = (scope.get("extensions") or {}).get(SEND_MANY) or {}
-        await websocket_endpoint(WebSocket(scope, receive, send), receive, send,
-                                 send_many=bool(extension), write_now=extension.get("write"),
-                                 set_text_handler=extension.get("receive"))
+        await websocket_endpoint(WebSocket(scope, receive, send), receive, send)
 
 
 async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = None,
-                             send: Send | None = None, *, send_many: bool = False,
-                             write_now: WriteNow | None = None,
-                             set_text_handler: Callable[[TextHandler], None] | None = None
-                             ) -> None:
+                             send: Send | None = None) -> None:
     state = server_state(websocket)
     config = state.config
     if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
@@ -76,8 +67,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     user = await session_user(websocket)
     await websocket.accept()
     conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
-                      abuse_window=config.abuse_window, send=send, send_many=send_many,
-                      write_now=write_now)
+                      abuse_window=config.abuse_window, send=send)
     token = session_token(websocket)
     session = token_digest(token) if user is not None and token else None
     if session is not None and user is not None:
@@ -133,8 +123,6 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         else:
             conn.route.post(ClientInput(conn, msg))
 
-    if set_text_handler is not None:
-        set_text_handler(take)            # text messages: taken as they arrive
     read = receive if receive is not None else websocket.receive
     try:
         while not conn.closed:

@@ -4,9 +4,10 @@ Everything a client learns about a game comes from ``game.view(seat)`` and
 ``game.events_for(seat, since)`` — ``seat`` is the receiving seat, ``None``
 for a watcher — so nothing hidden from a seat can reach it.
 
-A ``snapshot`` carries the whole view.  ``event`` messages carry only what
-changed: the fields of the seat's view that differ from the view it was sent
-last (all of them when there is none), on the last message of a batch.
+A ``snapshot`` carries the whole view.  An ``update`` carries what one action (or
+a resync) brought a seat: the events after the version it had, in one message,
+and only the fields of its view that differ from the view it was sent last (all
+of them when there is none).
 
 >>> import baohuang as bh
 >>> game = bh.Game.new(seed=4)
@@ -15,12 +16,14 @@ last (all of them when there is none), on the last message of a batch.
 (True, True)
 >>> shown = game.view_update(None, 0)[:2]
 >>> game.apply(game.legal_actions()[0])
->>> texts, shown = event_texts(game, None, base=0, index=0, since=snap["version"],
-...                            last=shown)
->>> import json; first, last = json.loads(texts[0]), json.loads(texts[-1])
->>> first["type"], first["version"] == snap["version"] + 1, last["version"] == game.version
-('event', True, True)
->>> sorted(last["view"])               # what this action changed in the watcher's view
+>>> text, shown = update_text(game, None, base=0, index=0, since=snap["version"],
+...                           last=shown)
+>>> import json; message = json.loads(text)
+>>> message["type"], message["since"] == snap["version"], message["version"] == game.version
+('update', True, True)
+>>> len(message["events"]) == game.version - snap["version"]
+True
+>>> sorted(message["view"])            # what this action changed in the watcher's view
 ['candidate', 'emperor', 'stage']
 """
 
@@ -38,14 +41,14 @@ from ...engine.game import Game
 from ...engine.hints import hint_indexes, revealing_cards
 from ...engine.views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
 
-__all__ = ["Parts", "Shared", "broadcast", "event_texts", "game_over", "snapshot",
+__all__ = ["Parts", "Shared", "broadcast", "game_over", "snapshot", "update_text",
            "view_changes"]
 
 _encoder = msgspec.json.Encoder()
 _encode = _encoder.encode
 #: a view's field values, as ``Game.view_update`` gives them: those of
-#: ``views.PUBLIC_FIELDS`` and of ``views.OWN_FIELDS`` (event messages carry the events
-#: one by one, and no view field repeats them: clients keep them)
+#: ``views.PUBLIC_FIELDS`` and of ``views.OWN_FIELDS`` (update messages carry the
+#: events, and no view field repeats them: clients keep them)
 Parts = tuple[tuple[Any, ...], tuple[Any, ...]]
 _LEGAL = OWN_FIELDS.index("legal_actions")
 
@@ -68,20 +71,16 @@ class Shared:
     the same one last time — and the text of events that every seat sees alike
     (its view's event list holds the same dict)."""
 
-    __slots__ = ("events", "public", "seen", "start", "tail")
+    __slots__ = ("events", "head", "public", "seen")
 
     def __init__(self) -> None:
         #: the events the last seat was sent (a tuple every seat that sees them alike
-        #: gets), and the texts made of them: all messages but the last, and the last
-        #: one up to its view
+        #: gets), and its message up to the view
         self.seen: tuple[dict[str, Any], ...] | None = None
-        self.start: tuple[list[str], str] = ([], "")
-        #: the part of every event message after its version (the same since, latest,
-        #: game and deadline for every seat of one broadcast)
-        self.tail: str | None = None
+        self.head = ""
         #: id of the public part a seat was sent last -> (it, the new one, the changes)
         self.public: dict[int, tuple[Any, Any, str]] = {}
-        #: id of an event dict -> (the dict, its message text up to the view)
+        #: id of an event dict -> (the dict, its JSON text)
         self.events: dict[int, tuple[dict[str, Any], str]] = {}
 
 
@@ -229,29 +228,29 @@ def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
     return "{" + ",".join(texts) + "}"
 
 
-def event_texts(game: Game, seat: int | None, *, base: int, index: int,
+def update_text(game: Game, seat: int | None, *, base: int, index: int,
                 since: int, deadline: float | None = None, last: Parts | None = None,
-                hints: bool = False) -> tuple[list[str], Parts | None]:
-    """``event`` messages (JSON text) for the events after table version ``since``,
-    each with the version all of them bring the table to (``latest``: act only at
-    ``version == latest``) and the time the decision now awaited times out
-    (``deadline``, unix seconds, or null).  The last message's ``view`` holds what
-    changed since ``last`` (the view the receiver has; ``None``: the whole view),
-    the others' an empty object.  Returns the texts and the view they bring the
-    receiver to (``last`` when there is nothing to send)."""
+                hints: bool = False) -> tuple[str | None, Parts | None]:
+    """The ``update`` message (JSON text) of the events after table version ``since``:
+    the events, the version they bring the table to (``version``: act at it), the time
+    the decision now awaited times out (``deadline``, unix seconds, or null), and the
+    fields of the receiver's view that changed since ``last`` (the view it has;
+    ``None``: the whole view).  Returns the text and the view it brings the receiver
+    to — ``(None, last)`` when there is nothing to send."""
     views = [last]
     texts = broadcast(game, [seat], views, base=base, index=index, since=since,
-                      deadline=deadline, hints=[hints])[0]
-    return texts, views[0]
+                      deadline=deadline, hints=[hints])
+    return (texts[0], views[0]) if texts else (None, last)
 
 
 def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
               base: int, index: int, since: int, deadline: float | None = None,
-              hints: list[bool] | None = None) -> list[list[str]]:
-    """:func:`event_texts` for several receivers of the same events at once (the seats
+              hints: list[bool] | None = None) -> list[str]:
+    """:func:`update_text` for several receivers of the same events at once (the seats
     of a table after a move): ``views[i]`` is the view ``seats[i]`` has, and becomes
-    the one the texts bring it to; ``hints[i]``: that receiver asked for the hint
-    order.  What the receivers' messages share is made once.
+    the one its message brings it to; ``hints[i]``: that receiver asked for the hint
+    order.  What the receivers' messages share is made once.  No message at all (an
+    empty list) when there is no event after ``since``.
 
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=4)
@@ -259,48 +258,45 @@ def broadcast(game: Game, seats: list[int | None], views: list[Parts | None], *,
     >>> had, before = list(views), game.version
     >>> game.apply(game.legal_actions()[0])
     >>> texts = broadcast(game, [0, 1, 2, 3, 4], views, base=0, index=0, since=before)
-    >>> texts[2] == event_texts(game, 2, base=0, index=0, since=before, last=had[2])[0]
+    >>> texts[2] == update_text(game, 2, base=0, index=0, since=before, last=had[2])[0]
     True
     >>> views[2] == game.view_update(2, before)[:2]
     True
     """
     start = since - base
     if game.version <= start:
-        return [[] for _ in seats]
+        return []
     public, updates = game.view_updates(seats, start)
     shared = Shared()
     out = []
     for k, (own, events) in enumerate(updates):
         if shared.seen is not events:
-            _heads(events, since, index, deadline, shared)
-        first, head = shared.start
+            _head(events, since, index, deadline, shared)
         view = (public, own)
-        out.append([*first, head + view_changes(view, views[k], shared,
-                                                bool(hints and hints[k])) + "}"])
+        out.append(shared.head + view_changes(view, views[k], shared,
+                                              bool(hints and hints[k])) + "}")
         views[k] = view
     return out
 
 
-def _heads(events: tuple[dict[str, Any], ...], since: int, index: int,
-           deadline: float | None, shared: Shared) -> None:
-    """The messages of ``events`` but the last, and the last one up to its view, into
-    ``shared.start``."""
-    tail = shared.tail
-    if tail is None:
-        tail = shared.tail = (f',"latest":{since + len(events)},"game":{index},'
-                              f'"deadline":{_encode(deadline).decode()},"event":')
+def _head(events: tuple[dict[str, Any], ...], since: int, index: int,
+          deadline: float | None, shared: Shared) -> None:
+    """The ``update`` message of ``events`` up to its view, into ``shared.head``."""
     known = shared.events
-    heads = []                               # each message up to its view
-    for number, ev in enumerate(events, since + 1):
-        # (an event every seat sees alike makes the same text up to the view)
+    texts = []
+    for ev in events:
+        # (an event every seat sees alike is one dict: its text is made once)
         made = known.get(id(ev))
         if made is not None and made[0] is ev:
-            heads.append(made[1])
+            texts.append(made[1])
         else:
-            head = f'{{"type":"event","version":{number}{tail}{_encode(ev).decode()},"view":'
-            known[id(ev)] = (ev, head)
-            heads.append(head)
-    shared.seen, shared.start = events, ([head + "{}}" for head in heads[:-1]], heads[-1])
+            text = _encode(ev).decode()
+            known[id(ev)] = (ev, text)
+            texts.append(text)
+    shared.seen = events
+    shared.head = (f'{{"type":"update","since":{since},"version":{since + len(events)},'
+                   f'"game":{index},"deadline":{_encode(deadline).decode()},'
+                   f'"events":[{",".join(texts)}],"view":')
 
 
 def game_over(game: Game, *, base: int, index: int, scored: bool, totals: list[int],

@@ -1,7 +1,7 @@
 // The table's WebSocket: join, reconnect with the last version, ping.
 //
 // handlers: {message(msg), status(state)} where state is 'open' | 'reconnecting'.
-// The owner keeps `version` up to date (the last event version it has applied).
+// The owner keeps `version` up to date (the version of the last update it has applied).
 
 export class TableConnection {
   constructor(tableId, role, handlers) {

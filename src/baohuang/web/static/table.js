@@ -105,9 +105,10 @@ export class TableScreen {
       case 'snapshot':
         this.startView(msg);
         break;
-      case 'event':
+      case 'update': {
+        // what one action (or a resync) brought us: its events and our view's changes
         if (this.version !== null && msg.version <= this.version) return;   // seen already
-        if ((this.version !== null && msg.version !== this.version + 1)
+        if (this.version === null || msg.since !== this.version
             || msg.game !== this.game || !this.view) {
           // something was missed: ask once for it, ignore the rest until it comes
           if (!this.resyncing) {
@@ -120,16 +121,13 @@ export class TableScreen {
         this.version = msg.version;
         this.conn.version = msg.version;
         if ('deadline' in msg) this.deadline = msg.deadline;
-        this.events.push(msg.event);
-        // an event carries only what changed in our view (docs/protocol.md, Views)
-        {
-          const wasMine = this.view && this.view.to_act === this.view.seat;
-          this.setView({ ...this.view, ...readView(msg.view), events: this.events });
-          this.sound(msg.event, wasMine);
-        }
-        // a batch (one action, several events) shares one view: draw it once, at its end
-        if (typeof msg.latest === 'number' && msg.version < msg.latest) return;
+        for (const ev of msg.events) this.events.push(ev);
+        // the update carries only what changed in our view (docs/protocol.md, Views)
+        const wasMine = this.view.to_act === this.view.seat;
+        this.setView({ ...this.view, ...readView(msg.view), events: this.events });
+        this.sound(msg.events, wasMine);
         break;
+      }
       case 'emote':
         this.emotesSeen = (this.emotesSeen || 0) + 1;
         if (!this.chatMuted()) {
@@ -275,14 +273,16 @@ export class TableScreen {
     this.render();
   }
 
-  // Short sounds: a play, going out, the game's end, and our turn coming (not while
-  // 托管 plays for us); switched off with the 🔊 button (remembered in this browser).
-  sound(event, wasMine) {
+  // Short sounds for an update's events: a play, going out or the game's end (the most
+  // notable of them), and our turn coming (not while 托管 plays for us); switched off
+  // with the 🔊 button (remembered in this browser).
+  sound(events, wasMine) {
     const v = this.view;
-    if (!v || !event || v.seat === null || v.seat === undefined) return;
-    if (event.type === 'over') chime([523, 659, 784]);
-    else if (event.type === 'out') chime([784, 988]);
-    else if (event.type === 'play') chime([330]);
+    if (!v || v.seat === null || v.seat === undefined) return;
+    const kinds = new Set(events.map((ev) => ev.type));
+    if (kinds.has('over')) chime([523, 659, 784]);
+    else if (kinds.has('out')) chime([784, 988]);
+    else if (kinds.has('play')) chime([330]);
     if (!wasMine && v.to_act === v.seat && v.stage !== 'over'
         && (v.legal_actions || []).length && !this.myHosted()) {
       chime([880]);
