@@ -51,7 +51,7 @@ from typing import Any
 
 from ..engine.actions import Action, ActionKind
 from ..engine.cards import GUARD_CARD, RANK_OF, Card
-from ..engine.plays import Shape
+from ..engine.plays import BJ, SJ, TWO, Shape
 from ..engine.rules import RuleSet
 from ..engine.views import View
 from .base import register
@@ -71,7 +71,6 @@ from .inference import current_events, guard_probabilities
 __all__ = ["HeuristicBot", "Params", "partner_probabilities"]
 
 A = ActionKind
-SJ, BJ, TWO = 16, 17, 15
 
 
 @dataclass(frozen=True, slots=True)

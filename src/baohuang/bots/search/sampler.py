@@ -59,6 +59,7 @@ from ...engine.cards import (
     make_deck,
     parse_card,
 )
+from ...engine.plays import BJ
 from ...engine.rules import Abdication, GuardMode, RuleSet, StealRequirement
 from ...engine.scoring import SoloKind
 from ...engine.state import callable_kinds, four_identical
@@ -68,7 +69,6 @@ from ..hand_eval import rank_counts_of
 __all__ = ["DealSampler", "Hypothesis", "SamplerError", "World", "current_deal_events"]
 
 SEATS = range(5)
-BJ_RANK = 17
 _REJECTION_TRIES = 64
 
 
@@ -234,7 +234,7 @@ class DealSampler:
                         held[receiver][card] += 1
                     elif receiver == me and isinstance(seat, int):
                         # 进贡 gives the highest cards: none left above this one
-                        self.caps[seat] = min(self.caps.get(seat, BJ_RANK), RANK_OF[card])
+                        self.caps[seat] = min(self.caps.get(seat, BJ), RANK_OF[card])
                 elif isinstance(seat, int):
                     _drop_one_each(held[seat])
             elif kind == "candidate":
@@ -504,7 +504,7 @@ class DealSampler:
         for card in high:
             rank = RANK_OF[card]
             seats = [s for s in SEATS if s != self.me and slots[s] > 0
-                     and caps.get(s, BJ_RANK) >= rank]
+                     and caps.get(s, BJ) >= rank]
             if not seats:
                 raise SamplerError(f"no seat may hold {card} (tribute shows the givers' "
                                    f"highest cards)")
