@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .actions import Action, ActionKind
-from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, TEHUA_CARD, Card
+from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, TEHUA_CARD, Card, Rank
 from .events import (
     Call,
     CardsShown,
@@ -155,7 +155,7 @@ def _tribute_card(st: GameState, seat: int) -> Card | None:
     """The card a decliner adds: a 2, or (to_prev_with_two) with no 2 his
     highest non-joker card."""
     hand = st.hands[seat] - Counter(st.pool) - Counter((EMPEROR_CARD,))   # his own cards
-    twos = sorted(c for c in hand if RANK_OF[c] == 15)
+    twos = sorted(c for c in hand if RANK_OF[c] == Rank.TWO)
     if twos:
         return twos[0]
     if st.rules.abdication is Abdication.TO_PREV_WITH_TWO:

@@ -59,7 +59,7 @@ from ...engine.cards import (
     make_deck,
     parse_card,
 )
-from ...engine.plays import BJ
+from ...engine.plays import BJ, SJ
 from ...engine.rules import Abdication, GuardMode, RuleSet, StealRequirement
 from ...engine.scoring import SoloKind
 from ...engine.state import callable_kinds, four_identical
@@ -529,7 +529,7 @@ class DealSampler:
         if seat == self.me:
             return True
         hand = Counter(world.hands[seat]) + played
-        jokers = sum(n for c, n in hand.items() if RANK_OF[c] >= 16)
+        jokers = sum(n for c, n in hand.items() if RANK_OF[c] >= SJ)
         return jokers >= 3 and four_identical(hand)
 
     def _can_call(self, world: World) -> bool:
