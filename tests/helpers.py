@@ -13,6 +13,7 @@ from typing import Any
 
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, RuleSet, Stage
+from baohuang.bots import Bot
 
 A = ActionKind
 
@@ -156,6 +157,23 @@ def play_in_order(game: Game, order: Sequence[int], *, limit: int = 3000,
         else:
             game.apply(Action(A.PASS))
     raise AssertionError("the game did not end")
+
+
+def play_out(game: Game, bots: Sequence[Bot], *, limit: int = 3000) -> Game:
+    """Play ``game`` to its end, each seat by its bot, checking that every choice is
+    one of the legal actions; a game that has not ended after ``limit`` decisions
+    fails the test."""
+    for _ in range(limit):
+        if game.is_over:
+            return game
+        seat = game.to_act
+        assert seat is not None
+        legal = game.legal_actions()
+        action = bots[seat].choose(game.view(seat), legal)
+        assert action in legal, (seat, action)
+        game.apply(action)
+    raise AssertionError(f"no end after {limit} decisions: {game.stage}, "
+                         f"{game.view(None).events[-3:]}")
 
 
 def snapshot(game: Game) -> str:

@@ -3,6 +3,8 @@ clock, and a think-time budget it keeps by its own clock."""
 
 from __future__ import annotations
 
+from helpers import play_out
+
 import baohuang as bh
 from baohuang.bots import make_bot
 from baohuang.bots.search.belief_search import BeliefSearchBot
@@ -87,11 +89,5 @@ def test_belief_search_plays_whole_games() -> None:
     game = bh.Game.new(seed=9)
     bots = [make_bot("belief-40", seed=s) if s % 2 else make_bot("heuristic", seed=s)
             for s in range(5)]
-    while not game.is_over:
-        seat = game.to_act
-        assert seat is not None
-        legal = game.legal_actions()
-        action = bots[seat].choose(game.view(seat), legal)
-        assert action in legal
-        game.apply(action)
+    play_out(game, bots)
     assert game.result is not None

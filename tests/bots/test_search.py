@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from helpers import random_state, swapped
+from helpers import play_out, random_state, swapped
 
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Stage
@@ -69,14 +69,7 @@ def test_search_returns_only_legal_actions(preset: str) -> None:
 def test_search_plays_whole_games_of_every_preset() -> None:
     for preset in PRESETS:
         game = Game.new(bh.RuleSet.preset(preset), seed=21)
-        bots = [SearchBot(seed=s, iterations=6) for s in range(5)]
-        while not game.is_over:
-            seat = game.to_act
-            assert seat is not None
-            legal = game.legal_actions()
-            action = bots[seat].choose(game.view(seat), legal)
-            assert action in legal
-            game.apply(action)
+        play_out(game, [SearchBot(seed=s, iterations=6) for s in range(5)])
         assert game.result is not None
 
 

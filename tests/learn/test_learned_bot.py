@@ -4,6 +4,7 @@ shipped weights and NumPy alone, and is deterministic."""
 from __future__ import annotations
 
 import pytest
+from helpers import play_out
 
 import baohuang as bh
 from baohuang.bots import bot_names, is_bot, make_bot
@@ -13,18 +14,8 @@ from baohuang.learn.bot import LearnedBot, default_network
 
 def play(rules: bh.RuleSet, seed: int, names: list[str]) -> bh.Game:
     game = bh.Game.new(rules, seed=seed, dealer=seed % 5)
-    bots = [make_bot(name, seed=seed * 5 + s) for s, name in enumerate(names)]
-    for _ in range(3000):                          # (a game of bots that never ends fails)
-        if game.is_over:
-            return game
-        seat = game.to_act
-        assert seat is not None
-        legal = game.legal_actions()
-        action = bots[seat].choose(game.view(seat), legal)
-        assert action in legal
-        game.apply(action)
-    raise AssertionError(f"no end after 3000 decisions: {game.stage}, "
-                         f"{game.view(None).events[-3:]}")
+    # (a game of bots that never ends fails)
+    return play_out(game, [make_bot(name, seed=seed * 5 + s) for s, name in enumerate(names)])
 
 
 def test_learned_is_a_registered_bot() -> None:
