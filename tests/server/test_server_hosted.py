@@ -296,6 +296,9 @@ def test_a_timeout_of_the_guard_is_not_shown_while_the_guard_decides(
             if msg["type"] == "table":
                 log.append((stage, msg))
                 continue
+            if msg["type"] == "error" and msg["code"] == "not_allowed":
+                idle = True          # (our act came after our 1 s: 托管 plays this seat)
+                continue
             if msg["type"] not in ("update", "snapshot"):
                 continue
             view = raw.view
@@ -324,9 +327,10 @@ def test_a_timeout_of_the_guard_is_not_shown_while_the_guard_decides(
         return logs, await clients[0].replay(history[0]["game_id"])
 
     logs, replay = asyncio.run(main())
-    guard = next(s["seat"] for s in replay["steps"] if s["source"] == "timeout")
-    assert replay["steps"][[s["source"] for s in replay["steps"]].index("timeout")][
-        "action"]["kind"] in ("guard_hidden", "solo_hidden")
+    # (on a busy machine another seat's time may run out too: the Guard's timeout is
+    # the one that answered 明保/暗保)
+    guard = next(s["seat"] for s in replay["steps"] if s["source"] == "timeout"
+                 and s["action"]["kind"] in ("guard_hidden", "solo_hidden"))
     for log in logs:
         me = log[0][1]["you"]["seat"]
         if me == guard:
