@@ -59,7 +59,15 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.cards import Card, make_deck, parse_card
-from ..engine.plays import TWO, InvalidPlay, Shape, classify, follow_shapes, rank_counts
+from ..engine.plays import (
+    TWO,
+    InvalidPlay,
+    Shape,
+    classify,
+    follow_shapes,
+    playable,
+    rank_counts,
+)
 from ..engine.rules import RuleSet
 from ..engine.views import View
 from .inference import base_probabilities, current_events, guard_probabilities
@@ -73,7 +81,6 @@ __all__ = ["PASS_CHEAP", "PASS_DEAR", "Belief", "BeliefSampler", "PlayModel",
 PASS_CHEAP: Final = 0.8
 #: The same when only 2s or jokers beat it (players save them).
 PASS_DEAR: Final = 0.95
-SIX: Final = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,10 +155,9 @@ class PlayModel:
         if th:
             return 1.0
         if not (x1 or y1):
-            hold = self.rules.hold_sixes
-            size = sum(held)
+            rules = self.rules
             for r in range(r1 + 1, TWO):
-                if held[r] == n1 and not (hold and r == SIX and n1 != size):
+                if held[r] == n1 and playable((r, n1, 0, 0), held, rules):
                     return self.cheap
         return self.dear if follow_shapes(held, last, self.rules) else 1.0
 
