@@ -16,7 +16,7 @@ from __future__ import annotations
 from .base import BOTS, Bot, bot_names, is_bot, make_bot, register, register_budget
 from .heuristic import HeuristicBot
 from .hosted import HostedBot, hosted_action
-from .levels import LEVELS, Level
+from .levels import LEVELS, Level, offered_levels
 from .random_bot import RandomBot
 from .search.belief_search import BeliefSearchBot
 from .search.search import SearchBot
@@ -35,6 +35,7 @@ __all__ = [
            "hosted_action",
            "is_bot",
            "make_bot",
+           "offered_levels",
            "register",
            "register_budget",
 ]

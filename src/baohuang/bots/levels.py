@@ -19,6 +19,10 @@ the engine's), so their games are not reproducible move for move; ``hard-N``
 and ``expert-N`` are the same bots with ``N`` milliseconds a move (the
 ladder of ``bench/bots.py`` runs them scaled down on a busy machine).
 
+Players are offered these four and, when it is installed (the ``learned`` entry
+point, ``baohuang.learn``), the trained network :data:`LEARNED` 自学型 / Learned:
+:func:`offered_levels`.
+
 >>> from baohuang.bots import make_bot
 >>> [level.name for level in LEVELS]
 ['easy', 'normal', 'hard', 'expert']
@@ -26,6 +30,8 @@ ladder of ``bench/bots.py`` runs them scaled down on a busy machine).
 ('大师', 'Expert')
 >>> make_bot("expert-50", seed=2).time_limit
 0.05
+>>> [level.name for level in offered_levels()][-1]
+'learned'
 """
 
 from __future__ import annotations
@@ -38,12 +44,12 @@ from typing import Final
 from ..engine.actions import Action, ActionKind
 from ..engine.state import Stage
 from ..engine.views import View
-from .base import Bot, register, register_budget
+from .base import Bot, is_bot, register, register_budget
 from .heuristic import HeuristicBot
 from .search.belief_search import BeliefSearchBot
 
-__all__ = ["EASY_SLIP", "EXPERT_THINK", "HARD_THINK", "LEVELS", "EasyBot", "Level", "label",
-           "level_bot"]
+__all__ = ["EASY_SLIP", "EXPERT_THINK", "HARD_THINK", "LEARNED", "LEVELS", "EasyBot", "Level",
+           "label", "level_bot", "offered_levels"]
 
 #: Share of the easy level's plays made at random.
 EASY_SLIP: Final = 1 / 3
@@ -82,9 +88,20 @@ LEVELS: Final = (
 )
 
 
+#: The trained network (``baohuang.learn``): offered next to the levels when installed.
+LEARNED: Final = Level("learned", "自学型", "Learned", 0.0, "自我对弈训练的神经网络，不搜索",
+                       "a neural network trained by self-play, no search")
+
+
+def offered_levels() -> tuple[Level, ...]:
+    """The bots a player chooses from, weakest level first: :data:`LEVELS`, then
+    :data:`LEARNED` when its bot is installed."""
+    return (*LEVELS, LEARNED) if is_bot(LEARNED.name) else LEVELS
+
+
 def label(name: str, lang: str = "en") -> str:
     """A level's label in ``lang`` (``zh`` or ``en``); other names as they are."""
-    for level in LEVELS:
+    for level in (*LEVELS, LEARNED):
         if level.name == name:
             return level.zh if lang == "zh" else level.en
     return name

@@ -11,8 +11,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ...bots import LEVELS as BOT_LEVELS
-from ...bots import bot_names
+from ...bots import bot_names, offered_levels
 from ...engine.rules import OPTION_HELP, PRESETS, RuleSet
 from ..accounts.accounts import AccountError, token_digest, user_json
 from ..accounts.levels import LEVELS
@@ -185,7 +184,7 @@ async def rules(request: Request) -> Response:
                for f in dataclasses.fields(RuleSet)}
     return JSONResponse({"presets": {name: r.to_dict() for name, r in PRESETS.items()},
                          "options": options, "bots": bot_names(),
-                         "bot_levels": [level.to_dict() for level in BOT_LEVELS]})
+                         "bot_levels": [level.to_dict() for level in offered_levels()]})
 
 
 #: tables listed per page of ``GET /api/tables`` (at most, and by default)

@@ -63,6 +63,7 @@ export class LobbyScreen {
     this.createError = null;
     this.formValues = null;
     this.busy = false;
+    this.quickBot = null;
   }
 
   async mount(root) {
@@ -91,14 +92,16 @@ export class LobbyScreen {
 
   async playVsBots() {
     if (this.busy) return;
+    // (read the choice before the page redraws)
+    const bot = this.root.querySelector('#quick-bot');
+    if (bot && bot.value) this.quickBot = bot.value;
     this.busy = true;
     this.error = null;
     this.render();
     try {
       await this.app.ensureUser(this.guestName());
       const body = {};
-      const bot = this.root.querySelector('#quick-bot');
-      if (bot && bot.value) body.bots = bot.value;
+      if (this.quickBot) body.bots = this.quickBot;
       const res = await post('/api/quickplay', body);
       location.hash = `#/t/${res.id}`;
     } catch (err) {
@@ -223,8 +226,9 @@ export class LobbyScreen {
         h('button', { class: 'btn huge primary', testid: 'play-vs-bots', disabled: this.busy,
           onclick: () => this.playVsBots() }, t('btn_play_vs_bots')),
         h('label', { class: 'inline' }, t('quick_bots'), ' ',
-          h('select', { id: 'quick-bot', testid: 'quick-bot' }, bots.map((b) => h('option',
-            { value: b, selected: b === DEFAULT_BOT }, botLabel(b))))),
+          h('select', { id: 'quick-bot', testid: 'quick-bot',
+            onchange: (e) => { this.quickBot = e.target.value; } }, bots.map((b) => h('option',
+            { value: b, selected: b === (this.quickBot || DEFAULT_BOT) }, botLabel(b))))),
         this.error ? h('p', { class: 'message bad', testid: 'lobby-error', role: 'alert' }, this.error) : null),
       h('section', { class: 'panel account', testid: 'account' },
         h('h2', {}, t('account_title')),
