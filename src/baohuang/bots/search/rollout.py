@@ -103,7 +103,8 @@ class RolloutPolicy:
 class Simulator:
     """Plays out the rest of a game on rank counts under ``rules``."""
 
-    __slots__ = ("_held_back", "_kaopai", "_lead_mode", "_scoring", "policy", "rules")
+    __slots__ = ("_answer_rules", "_answers", "_held_back", "_kaopai", "_lead_mode", "_scoring",
+                 "policy", "rules")
 
     def __init__(self, rules: RuleSet, policy: RolloutPolicy | None = None) -> None:
         self.rules = rules
@@ -113,6 +114,9 @@ class Simulator:
         self._lead_mode = {LeadAfterOut.TEAMMATE: 0, LeadAfterOut.NEXT: 1,
                            LeadAfterOut.APPLY: 2}[rules.lead_after_out]
         self._scoring = rules.scoring
+        # answers are listed for a hand holding every card: 憋6 is checked on the real hand
+        self._answer_rules = rules.replace(hold_sixes=False)
+        self._answers: dict[Shape4, tuple[tuple[int, ...], frozenset[Shape4]]] = {}
 
     # -- building states -------------------------------------------------------
     def opening(self, counts: Sequence[Sequence[int]], emperor: int, guard: int,
@@ -351,7 +355,7 @@ class Simulator:
         jokers as ``last`` has small ones); else a rank filled up with jokers or
         jokers alone, fewest jokers first (a big one counted three).  A play
         holding jokers or 2s is kept back with probability ``save`` unless
-        ``urgent``.  Every candidate is checked by :mod:`baohuang.engine.plays`."""
+        ``urgent``.  What beats ``last`` comes from :meth:`answers`."""
         r1, n1, x1, y1 = last
         t = n1 + x1 + y1
         rules, kaopai = self.rules, self._kaopai
@@ -363,17 +367,23 @@ class Simulator:
             return self._cheapest(follow_shapes(c, last, rules), urgent, save, rand)
         if size < t:
             return None
+        plain, valid = self.answers(last)
+        held_back = self._held_back
         bj = c[BJ]
         if n1 and bj >= x1:
-            for r in range(r1 + 1, 16):
+            for r in plain:
                 if c[r] >= n1:
                     shape = (r, n1, 0, x1)
-                    if playable(shape, c, rules) and shape_beats(shape, last):
-                        if (r == TWO or x1) and not urgent and rand() < save:
-                            return None
-                        return shape
-        # jokers must fill in
+                    if r == held_back and not playable(shape, c, rules):
+                        continue
+                    if (r == TWO or x1) and not urgent and rand() < save:
+                        return None
+                    return shape
+        # jokers must fill in: x1 big ones at least, and one more of either
+        # when ranks must be filled
         sj = c[SJ]
+        if bj < x1 or (n1 and sj + bj <= x1):
+            return None
         options: list[Shape4] = []
         for r in range(r1 + 1, 16) if n1 else ():
             k = c[r]
@@ -385,9 +395,38 @@ class Simulator:
         options.append((0, 0, x2, x1 + n1 - x2))
         options.sort(key=_cost)
         for shape in options:
-            if shape[3] <= bj and playable(shape, c, rules) and shape_beats(shape, last):
+            if (shape[3] <= bj and shape in valid
+                    and (shape[0] != held_back or playable(shape, c, rules))):
                 return self._cheapest((shape,), urgent, save, rand)
         return None
+
+    def answers(self, last: Shape4) -> tuple[tuple[int, ...], frozenset[Shape4]]:
+        """What may be played on ``last`` (a play holding no big joker, the
+        table's ``kaopai`` aside), by anyone holding the cards: the ranks ``r``
+        of the answers ``(r, n, 0, x)`` to ``(r1, n, x, 0)``, lowest first,
+        and every answer.  Made once for each ``last`` by
+        :func:`baohuang.engine.plays.follow_shapes` for a hand holding every
+        card (a play of sixes under 憋6, which depends on the rest of the hand,
+        is listed and checked again by :func:`~baohuang.engine.plays.playable`
+        on the real hand), and kept.
+
+        >>> sim = Simulator(RuleSet())
+        >>> plain, valid = sim.answers((13, 2, 1, 0))
+        >>> plain                   # no jokers on 2s (不可以用2配牌)
+        (14,)
+        >>> (0, 0, 0, 3) in valid, (15, 2, 0, 1) in valid, (14, 1, 1, 1) in valid
+        (True, False, True)
+        """
+        found = self._answers.get(last)
+        if found is None:
+            total = last[1] + last[2] + last[3]
+            full = [0] * 3 + [total] * (TWO - 2) + [total, total]
+            shapes = follow_shapes(full, last, self._answer_rules)
+            valid = frozenset((s[0], s[1], s[2], s[3]) for s in shapes)
+            r1, n1, x1 = last[0], last[1], last[2]
+            plain = tuple(r for r in range(r1 + 1, TWO + 1) if (r, n1, 0, x1) in valid)
+            found = self._answers[last] = (plain, valid)
+        return found
 
     @staticmethod
     def _cheapest(options: Sequence[Sequence[int]], urgent: bool, save: float,
