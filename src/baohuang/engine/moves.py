@@ -15,6 +15,7 @@ from .plays import (
     Shape,
     classify,
     follow_shapes,
+    joker_follow_shapes,
     joker_lead_shapes,
     lead_shapes,
     plain_follow_ranks,
@@ -241,7 +242,7 @@ def legal_actions(st: GameState, kept: PlayCache | None = None) -> list[Action]:
         return _lead_actions(st, kept or PlayCache(), seat, counts)
     ranks = plain_follow_ranks(counts, last[1], st.rules)
     if ranks is None:
-        shapes = follow_shapes(counts, last[1], st.rules)
+        shapes = joker_follow_shapes(counts, last[1], st.rules)
         actions = materialize(st, seat, shapes, None, kept) if shapes else []
     elif ranks:
         actions = _plain_follows(st, kept or PlayCache(), seat, ranks, last[1][1])

@@ -30,6 +30,7 @@ __all__ = [
     "beats",
     "classify",
     "follow_shapes",
+    "joker_follow_shapes",
     "joker_lead_shapes",
     "lead_shapes",
     "plain_follow_ranks",
@@ -304,6 +305,13 @@ def follow_shapes(counts: Sequence[int], last: Sequence[int], rules: RuleSet) ->
     if ranks is not None:
         n1 = last[1]
         return [_new(Shape, (r, n1, 0, 0, 0)) for r in ranks]
+    return joker_follow_shapes(counts, last, rules)
+
+
+def joker_follow_shapes(counts: Sequence[int], last: Sequence[int],
+                        rules: RuleSet) -> list[Shape]:
+    """:func:`follow_shapes` when jokers are involved (:func:`plain_follow_ranks`
+    gave ``None``): for a caller that has asked that already."""
     r1, n1, x1, y1 = last[:4]
     t1 = last[4] if len(last) > 4 else 0
     if t1:
