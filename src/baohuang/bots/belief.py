@@ -64,7 +64,8 @@ from ..engine.plays import (
     InvalidPlay,
     Shape,
     classify,
-    follow_shapes,
+    joker_follow_shapes,
+    plain_follow_ranks,
     playable,
     rank_counts,
 )
@@ -90,7 +91,7 @@ class _Pass:
     seat: int
     last: Shape
     last_seat: int
-    later: tuple[int, ...]      # rank counts the seat has played since
+    later: tuple[int, ...] | None     # rank counts the seat has played since (None: none)
 
 
 class PlayModel:
@@ -130,36 +131,46 @@ class PlayModel:
         for seat, shape, last_seat, at in raw:
             later = rank_counts(parse_card(c) for i, s, cards in plays
                                 if s == seat and i > at for c in cards)
-            passes.append(_Pass(seat, shape, last_seat, tuple(later)))
+            passes.append(_Pass(seat, shape, last_seat, tuple(later) if any(later) else None))
         self.passes = passes
+        #: the seats that passed, each once
+        self._seats = sorted({p.seat for p in passes})
 
     def likelihood(self, world: World) -> float:
         """``P(observed passes | world)`` up to a constant (at most 1)."""
         if not self.passes:
             return 1.0
         e, g = self.emperor, world.guard
-        counts = [rank_counts(h) for h in world.hands]
+        hands = world.hands
+        counts = {s: rank_counts(hands[s]) for s in self._seats}
         out = 1.0
         for p in self.passes:
             if e is not None and g is not None:
                 royal = (p.seat in (e, g))
                 if royal == (p.last_seat in (e, g)):
                     continue                # a partner's play: passing says little
-            held = [a + b for a, b in zip(counts[p.seat], p.later, strict=True)]
+            held = counts[p.seat]
+            if p.later is not None:
+                held = [a + b for a, b in zip(held, p.later, strict=True)]
             out *= self._pass_factor(held, p.last)
         return out
 
     def _pass_factor(self, held: list[int], last: Shape) -> float:
-        r1, n1, x1, y1 = last[:4]
-        th = last[4] if len(last) > 4 else 0
-        if th:
+        if last.th:
             return 1.0
-        if not (x1 or y1):
-            rules = self.rules
+        rules = self.rules
+        ranks = plain_follow_ranks(held, last, rules)
+        if ranks is not None:       # neither the play nor the hand holds a joker
+            n1 = last.n
+            if any(held[r] == n1 for r in ranks if r < TWO):
+                return self.cheap
+            return self.dear if ranks else 1.0
+        if not (last.sj or last.bj):
+            r1, n1 = last.rank, last.n
             for r in range(r1 + 1, TWO):
                 if held[r] == n1 and playable((r, n1, 0, 0), held, rules):
                     return self.cheap
-        return self.dear if follow_shapes(held, last, self.rules) else 1.0
+        return self.dear if joker_follow_shapes(held, last, rules) else 1.0
 
 
 def uniform_expected(view: View) -> list[list[float]]:

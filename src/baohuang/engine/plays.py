@@ -340,18 +340,19 @@ def joker_follow_shapes(counts: Sequence[int], last: Sequence[int],
     total = n1 + x1
     if y1 or bj < x1 or size < total:
         return out
+    # the ranks held above the play (under 憋6 sixes only with the whole hand)
+    held = [r for r in range(r1 + 1, TWO + 1)
+            if counts[r] and not (hold and r == SIX and total != size)]
     for y in range(x1, min(bj, total) + 1):
         for x in range(min(sj, total - y) + 1):
             n = total - y - x
             if n == 0:
                 out.append(_new(Shape, (0, 0, x, y, 0)))
                 continue
-            for r in range(r1 + 1, TWO + 1):
-                if counts[r] < n or not _jokers_ok(r, x, y, rules):
-                    continue
-                if hold and r == SIX and total != size:
-                    continue
-                out.append(_new(Shape, (r, n, x, y, 0)))
+            twos = _jokers_ok(TWO, x, y, rules)
+            for r in held:
+                if counts[r] >= n and (twos or r != TWO):
+                    out.append(_new(Shape, (r, n, x, y, 0)))
     return out
 
 

@@ -148,6 +148,15 @@ def _remove(held: Counter[Card], cards: Sequence[Card] | Counter[Card]) -> None:
                 del held[c]
 
 
+def _shuffled(cards: Sequence[Card], rng: random.Random) -> list[Card]:
+    """``cards`` in a random order: sorted by a random number each (every
+    order equally likely; faster than ``rng.shuffle``, whose every step asks
+    for a random index)."""
+    rand = rng.random
+    keys = [rand() for _ in cards]
+    return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
+
+
 def _guard_inference() -> Callable[[View], Sequence[float]] | None:
     """``bots.inference.guard_probabilities`` when that module is present."""
     try:
@@ -468,8 +477,7 @@ class DealSampler:
         return world
 
     def _deal(self, hyp: _Hypothesis, rng: random.Random) -> World:
-        pool = hyp.pool[:]
-        rng.shuffle(pool)
+        pool = _shuffled(hyp.pool, rng)
         dealt: list[list[Card]] = [[] for _ in SEATS]
         slots = hyp.slots[:]
         if self.caps:
