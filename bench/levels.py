@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import shlex
 import sys
 import time
@@ -56,12 +57,29 @@ def level_names(scale: float) -> dict[str, str]:
             "expert": f"expert-{max(1, round(EXPERT_THINK * 1000 * scale))}"}
 
 
-def ladder(names: dict[str, str], search: str, deals: int) -> list[Step]:
+def searching(bot: str) -> bool:
+    """Whether ``bot`` searches (its games cost think time)."""
+    return bot.split("-", 1)[0] in ("hard", "expert", "search", "belief")
+
+
+def ladder(names: dict[str, str], search: str, deals: int, *,
+           search_deals: int | None = None, search_format: str = "duplicate",
+           references: tuple[str, ...] = ("search", "heuristic")) -> list[Step]:
+    """Every level against the one below it, then the top level against each
+    of ``references`` (``search`` stands for ``search``, the reference search
+    bot); a step with a searching bot is played over ``search_deals`` deals
+    (default ``deals``) in ``search_format``."""
     order = [names[lv.name] for lv in LEVELS]
-    steps = [Step(up, low, deals) for low, up in itertools.pairwise(order)]
+    pairs = list(itertools.pairwise(order))
     top = order[-1]
-    steps.append(Step(top, search, deals))
-    steps.append(Step(top, "heuristic", deals))
+    pairs += [(search if ref == "search" else ref, top) for ref in references]
+    steps: list[Step] = []
+    for low, up in pairs:
+        if searching(up) or searching(low):
+            steps.append(Step(up, low, deals if search_deals is None else search_deals,
+                              search_format))
+        else:
+            steps.append(Step(up, low, deals))
     return steps
 
 
@@ -131,6 +149,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", default="search",
                         help="today's search bot to compare the top level with "
                              "(default search: 1,000 playouts a move)")
+    parser.add_argument("--search-deals", type=int, default=None, metavar="N",
+                        help="deals of the steps where a searching bot plays "
+                             "(default --deals)")
+    parser.add_argument("--search-format", default="duplicate",
+                        choices=("duplicate", "challenger"),
+                        help="format of those steps (challenger: the upper bot in 5 "
+                             "seats of 6 games a deal instead of 25 of 10)")
+    parser.add_argument("--references", default="search,heuristic",
+                        help="bots the top level also meets, comma-separated "
+                             "(search: --search; empty: none)")
     parser.add_argument("--inference-every", type=int, default=10, metavar="K")
     parser.add_argument("--belief-games", type=int, default=150,
                         help="games of the belief accuracy table (0: keep the table "
@@ -143,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     code = code_note()
     cache = Cache(None if args.no_cache else args.cache)
     names = level_names(args.think_scale)
-    steps = ladder(names, args.search, args.deals)
+    references = tuple(r for r in args.references.split(",") if r)
+    steps = ladder(names, args.search, args.deals, search_deals=args.search_deals,
+                   search_format=args.search_format, references=references)
     command = "python bench/levels.py " + " ".join(shlex.quote(a) for a in (
         argv if argv is not None else sys.argv[1:]))
     kept = _belief_section(args.out) if args.belief_games == 0 else None
@@ -190,10 +220,36 @@ def full_run_hours(results: list[StepResult], scale: float,
         if r.report is None or not r.step.deals:
             continue
         per_deal = r.seconds / r.step.deals
-        searching = any(b.split("-", 1)[0] in ("hard", "expert", "search", "belief")
-                        for b in (r.step.upper, r.step.lower))
-        total += per_deal * deals / (scale if searching and scale > 0 else 1.0)
+        thinks = searching(r.step.upper) or searching(r.step.lower)
+        total += per_deal * deals / (scale if thinks and scale > 0 else 1.0)
     return total / 3600
+
+
+def deals_needed(mean: float, ci95: tuple[float, float], deals: int) -> float | None:
+    """Deals for a step of this ``mean`` to have its 95% interval exclude 0 with
+    80% power, from the spread of a deal's mean that ``ci95`` over ``deals``
+    deals shows (``None`` when the mean is 0 or the interval has no width).
+
+    >>> round(deals_needed(0.1, (-0.1, 0.3), 100))
+    816
+    """
+    sd = (ci95[1] - ci95[0]) / (2 * 1.96) * math.sqrt(deals)
+    if mean == 0 or sd == 0:
+        return None
+    return (2.80 * sd / mean) ** 2
+
+
+def deals_needed_note(r: StepResult) -> str:
+    assert r.report is not None
+    pair = r.report.pairs[f"{r.step.upper} vs {r.step.lower}"]
+    name = f"{r.step.upper} vs {r.step.lower}"
+    if pair.ci95 is None:
+        return f"{name}: —"
+    n = deals_needed(pair.mean, pair.ci95, r.step.deals)
+    if n is None:
+        return f"{name}: no difference measured (every game alike)" if \
+            pair.ci95[0] == pair.ci95[1] else f"{name}: mean 0, no size would do"
+    return f"{name}: about {n:,.0f} ({pair.mean:+.3f} a game)"
 
 
 def _notes(names: dict[str, str], args: argparse.Namespace,
@@ -215,6 +271,12 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
                 f"times) would take about {full_run_hours(results, args.think_scale):,.0f} "
                 "hours of one core (steps still to come not counted), so it is meant for "
                 "a dedicated machine: `nice -n 19 python bench/levels.py --jobs N`."]
+    needed = [deals_needed_note(r) for r in results if r.report is not None]
+    if needed:
+        out += ["", "**Deals a step would need** to show its measured mean as significant "
+                "(95% interval excluding 0 with 80% power: n = (2.80 σ / mean)², σ the "
+                "standard deviation of a deal's mean from the interval): "
+                + "; ".join(needed) + "."]
     out += ["", "Think-time bots are not reproducible move for move (how far a search "
             "gets depends on the machine and its load); the scores of `easy` and "
             "`normal` are."]

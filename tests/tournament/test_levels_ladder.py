@@ -63,3 +63,21 @@ def test_ratings_follow_who_scored_more_in_each_deal(levels: ModuleType,
         assert normal.mu < easy.mu
     text = levels.render_ratings(ratings, levels.level_names(1.0))
     assert "| normal | 普通 / Normal |" in text and "| easy | 简单 / Easy |" in text
+
+
+def test_search_steps_may_take_fewer_deals_another_format_and_fewer_references(
+        levels: ModuleType) -> None:
+    names = levels.level_names(1.0)
+    steps = levels.ladder(names, "search", 300, search_deals=12,
+                          search_format="challenger", references=("heuristic",))
+    assert [(s.upper, s.lower, s.deals, s.format) for s in steps] == [
+        ("normal", "easy", 300, "duplicate"), ("hard", "normal", 12, "challenger"),
+        ("expert", "hard", 12, "challenger"), ("expert", "heuristic", 12, "challenger")]
+
+
+def test_deals_needed_grows_as_the_mean_shrinks(levels: ModuleType) -> None:
+    # a deal's mean spreads with σ = 1 (interval ±1.96/√100 over 100 deals)
+    ci = (-0.196, 0.196)
+    assert round(levels.deals_needed(0.28, ci, 100)) == 100
+    assert round(levels.deals_needed(0.14, ci, 100)) == 400
+    assert levels.deals_needed(0.0, ci, 100) is None
