@@ -55,8 +55,8 @@ class ClientError(RuntimeError):
 
 
 class _TableMoving(Exception):
-    """``no_table`` for a table this session played: in a cluster it is being taken
-    over by another node (docs/cluster.md); reconnect and join again."""
+    """``table_moving``, or ``no_table`` for a table this session played: in a cluster
+    it is being taken over by another node (docs/cluster.md); reconnect and join again."""
 
 
 #: how long a session goes on asking for a table it played that the server does not know
@@ -308,6 +308,8 @@ class _Session:
         elif kind == "error":
             self.result.errors.append(msg)
             code = msg.get("code")
+            if code == "table_moving":       # (a cluster taking the table over: again)
+                raise _TableMoving
             if code == "no_table":
                 now = time.monotonic()
                 if self.joined:

@@ -67,6 +67,8 @@ class Member:
         #: (a round meanwhile must not give their leases up)
         self._creating: set[str] = set()
         self._loop: asyncio.Task[None] | None = None
+        #: called after each round (the relay's round: the directory, gone nodes)
+        self.after_round: Callable[[], Awaitable[None]] | None = None
 
     async def hold_new(self, table_id: str) -> int:
         """Take the lease of a table about to be made here, before it is stored (so no
@@ -105,6 +107,12 @@ class Member:
                 await self.tick()
             except Exception:       # Redis or the database out of reach: try again
                 log.exception("cluster: node %s could not renew or take tables", self.node)
+            if self.after_round is not None:
+                try:
+                    await self.after_round()
+                except Exception:
+                    log.exception("cluster: node %s could not update the directory",
+                                  self.node)
 
     async def tick(self) -> int:
         """Renew, let go, and take over once; how many tables were taken."""

@@ -10,7 +10,7 @@ global
     maxconn 4096
 ...
 backend nodes
-    balance source
+    balance leastconn
     option httpchk GET /healthz
     http-check expect status 200
     default-server inter 1s fall 2 rise 2
@@ -111,13 +111,13 @@ class RedisServer(_Service):
 
 
 def haproxy_config(port: int, nodes: Sequence[tuple[str, int]], *, host: str = "127.0.0.1",
-                   balance: str = "source", maxconn: int = 4096,
+                   balance: str = "leastconn", maxconn: int = 4096,
                    stats_port: int | None = None) -> str:
     """An ``haproxy.cfg`` that listens on ``host:port`` and balances HTTP and WebSocket
     connections over ``nodes``, each health-checked on ``GET /healthz`` every second
-    (out after two failures, back after two successes).  ``balance source`` keeps each
-    client address on one node while a table's players must reach the node that runs
-    it (docs/cluster.md)."""
+    (out after two failures, back after two successes).  ``balance leastconn``: a
+    client reaches any table from any node (the nodes relay its messages over Redis),
+    so each new connection goes to the node with the fewest (docs/cluster.md)."""
     lines = [
         "global",
         f"    maxconn {maxconn}",
@@ -162,7 +162,7 @@ class HAProxy(_Service):
     name = "haproxy"
 
     def __init__(self, port: int, directory: Path, nodes: Sequence[tuple[str, int]], *,
-                 balance: str = "source", maxconn: int = 4096,
+                 balance: str = "leastconn", maxconn: int = 4096,
                  stats_port: int | None = None) -> None:
         super().__init__(port, directory)
         self.stats_port = stats_port

@@ -4,13 +4,14 @@ a timer, a bot's move, the next game of the match, the stop."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from ...engine.actions import Action
 from ..wire.protocol import ClientMessage
 from .subscriber import Subscriber
 
-__all__ = ["BotMove", "ClientInput", "Disconnect", "Input", "NextGame", "Stop", "TimerFired",
-           "Token"]
+__all__ = ["BotMove", "ClientInput", "Disconnect", "Input", "NextGame", "Route", "Stop",
+           "TimerFired", "Token"]
 
 Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
 
@@ -49,3 +50,11 @@ class Stop:
 
 
 Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | Stop
+
+
+class Route(Protocol):
+    """Where a client's messages go: its table's actor (a
+    :class:`~baohuang.server.table.tables.Table`), or, in a cluster, the node that runs
+    the table (:class:`~baohuang.server.cluster.relay.RemoteRoute`)."""
+
+    def post(self, item: Input) -> None: ...

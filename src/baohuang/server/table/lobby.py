@@ -35,6 +35,7 @@ from .tables import Table
 
 if TYPE_CHECKING:
     from ..cluster.member import Member
+    from ..cluster.relay import Relay
 
 __all__ = ["Lobby", "LobbyError", "TableSpec", "check_spec"]
 
@@ -179,11 +180,18 @@ class Lobby:
         #: a cluster node (``config.redis_url``): this lobby runs the tables it holds
         #: the leases of, and takes over those nobody holds (docs/cluster.md)
         self.cluster: Member | None = None
+        #: and its messages to and from the other nodes: their clients at its tables,
+        #: its clients at theirs, the directory of every node's tables
+        self.relay: Relay | None = None
         if config.redis_url is not None:
             from ..cluster.lease import Leases
             from ..cluster.member import Member, node_name
-            self.cluster = Member(self, storage, Leases.from_url(config.redis_url),
-                                  config.node or node_name(), config.lease_ttl)
+            from ..cluster.relay import Relay
+            leases = Leases.from_url(config.redis_url)
+            node = config.node or node_name()
+            self.cluster = Member(self, storage, leases, node, config.lease_ttl)
+            self.relay = Relay(leases.redis, leases, self, node, config.lease_ttl)
+            self.cluster.after_round = self.relay.round
 
     @property
     def live(self) -> dict[str, Table]:
@@ -250,6 +258,8 @@ class Lobby:
             "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
         table.start()
+        if self.relay is not None:
+            await self.relay.announce(table)
         return table
 
     async def rematch(self, table: Table, user: UserRecord) -> Table:
@@ -285,7 +295,10 @@ class Lobby:
         """Rebuild every unfinished table from the database (a cluster node: those it
         gets the leases of, and later those nobody holds); returns how many."""
         if self.cluster is not None:
-            return await self.cluster.start()
+            taken = await self.cluster.start()
+            if self.relay is not None:
+                await self.relay.start()
+            return taken
         count = 0
         for row in await self.storage.unfinished_tables():
             count += await self.restore_row(row)
@@ -403,3 +416,5 @@ class Lobby:
     async def _stop_tables(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()
+        if self.relay is not None:
+            await self.relay.close()

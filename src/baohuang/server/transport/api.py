@@ -202,6 +202,10 @@ async def list_tables(request: Request) -> Response:
     lobby = server_state(request).lobby
     limit = _count(request, "limit", DEFAULT_PAGE, MAX_PAGE)
     offset = _count(request, "offset", 0, 10**6)
+    if lobby.relay is not None:                 # a cluster: every node's tables
+        listed = await lobby.relay.listing()
+        return JSONResponse({"tables": listed[offset:offset + limit], "total": len(listed),
+                             "offset": offset, "limit": limit})
     tables = lobby.listing()
     page = tables[offset:offset + limit]
     return JSONResponse({"tables": [t.table_json(None) for t in page], "total": len(tables),
@@ -249,10 +253,16 @@ async def rematch(request: Request) -> Response:
 
 
 async def table_detail(request: Request) -> Response:
-    table = server_state(request).lobby.get(request.path_params["key"])
-    if table is None:
-        return error(404, "not_found", f"no table {request.path_params['key'][:40]!r}")
-    return JSONResponse(table.table_json(None))
+    lobby = server_state(request).lobby
+    key = request.path_params["key"]
+    table = lobby.get(key)
+    if table is not None:
+        return JSONResponse(table.table_json(None))
+    # a cluster: a table another node runs (an invitation link reaches any node)
+    entry = None if lobby.relay is None else await lobby.relay.entry(key)
+    if entry is None:
+        return error(404, "not_found", f"no table {key[:40]!r}")
+    return JSONResponse(entry)
 
 
 async def history(request: Request) -> Response:

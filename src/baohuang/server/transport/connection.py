@@ -21,7 +21,7 @@ from ..db.storage import UserRecord
 from ..wire.protocol import encode, error_message
 
 if TYPE_CHECKING:
-    from ..table.tables import Table
+    from ..table.inputs import Route
 
 __all__ = ["Connection"]
 
@@ -43,9 +43,10 @@ class Connection:
         self.websocket = websocket
         self.user = user
         #: the table this connection's messages go to (set on ``join``, before the table
-        #: has handled it); ``table`` is set by the table itself (the connection is its
+        #: has handled it; in a cluster, perhaps the node that runs it); ``table`` is set
+        #: by the table itself (the connection is its
         #: :class:`~..table.subscriber.Subscriber`)
-        self.route: Table | None = None
+        self.route: Route | None = None
         self.table: object | None = None
         self.seat: int | None = None
         self.hints = False                 # the hint order asked for (join)

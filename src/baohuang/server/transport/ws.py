@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..accounts.accounts import token_digest, user_json
-from ..table.inputs import ClientInput, Disconnect
+from ..table.inputs import ClientInput, Disconnect, Route
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection
 from .security import origin_allowed
 from .state import server_state, session_token, session_user
+
+if TYPE_CHECKING:
+    from ..cluster.relay import Relay
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
 
@@ -80,40 +84,65 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                     "now": time.time()})
     bucket = TokenBucket(config.rate_per_second, config.burst)
 
-    def take(data: str | bytes) -> None:
-        """One message from the client: checked, decoded and handed on."""
+    def take(data: str | bytes) -> Join | None:
+        """One message from the client: checked, decoded and handed on; a ``join`` of a
+        table this node does not run is returned (to be found in the cluster)."""
         if conn.closed:
-            return
-        handle(data)
+            return None
+        elsewhere = handle(data)
         if conn.closed and conn.route is not None:
             # (closed for abuse: the table hears of it now, not when the socket is gone)
             conn.route.post(Disconnect(conn))
             conn.route = None
+        return elsewhere
 
-    def handle(data: str | bytes) -> None:
+    async def join_elsewhere(msg: Join, relay: Relay) -> None:
+        """A cluster node: the table runs on another node (its messages go there over
+        Redis), or is being taken over (wait for it), or does not exist."""
+        found = await relay.locate(msg.table, wait=2 * config.lease_ttl + 1)
+        if conn.closed:
+            return
+        if found is None or found == "moving":
+            code = "no_table" if found is None else "table_moving"
+            conn.error(code, f"no table {msg.table[:40]!r}" if found is None else
+                       "the table is moving to another server; join again in a moment",
+                       "join")
+            return
+        if isinstance(found, tuple):
+            route: Route = relay.attach(conn, conn.route, *found)
+        else:
+            route = found
+            if conn.route is not None and conn.route is not route:
+                conn.route.post(Disconnect(conn))
+        conn.route = route
+        route.post(ClientInput(conn, msg))
+
+    def handle(data: str | bytes) -> Join | None:
         size = len(data)
         if isinstance(data, str) and size * 4 > config.max_message_bytes:
             size = len(data.encode())                 # (UTF-8: at most 4 bytes a character)
         if size > config.max_message_bytes:
             conn.error("too_large", f"a message has at most {config.max_message_bytes} "
                        f"bytes, this one has {size}")
-            return
+            return None
         if not bucket.take():
             conn.error("rate_limited", f"more than {config.rate_per_second:g} messages "
                        "per second", message_type(data))
-            return
+            return None
         try:
             msg = decode_client(data)
         except ProtocolError as exc:
             conn.error(exc.code, exc.message, message_type(data))
-            return
+            return None
         if isinstance(msg, Ping):
             conn.send_json({"type": "pong"})
         elif isinstance(msg, Join):
             table = state.lobby.get(msg.table)
             if table is None:
+                if state.lobby.relay is not None:
+                    return msg
                 conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
-                return
+                return None
             if conn.route is not None and conn.route is not table:
                 conn.route.post(Disconnect(conn))
             conn.route = table
@@ -122,6 +151,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             conn.error("not_joined", "send join first", message_type(data))
         else:
             conn.route.post(ClientInput(conn, msg))
+        return None
 
     read = receive if receive is not None else websocket.receive
     try:
@@ -130,7 +160,9 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             if message["type"] != "websocket.receive":
                 break                                 # websocket.disconnect
             data: str | bytes | None = message.get("text")
-            take(data if data is not None else message.get("bytes") or b"")
+            elsewhere = take(data if data is not None else message.get("bytes") or b"")
+            if elsewhere is not None and state.lobby.relay is not None:
+                await join_elsewhere(elsewhere, state.lobby.relay)
     except Exception:
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:

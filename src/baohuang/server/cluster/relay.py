@@ -1,0 +1,465 @@
+"""Messages between the nodes of a cluster, over Redis pub/sub: a client connected to
+any node reaches any table.
+
+Each node subscribes to its own channel, ``{prefix}node:{name}``.  When a client of
+node A joins a table whose actor runs on node B (B holds its lease), A gives the
+connection a :class:`RemoteRoute`: every message of the client goes, as it came,
+to B's channel, and B hands it to the table through a :class:`RemoteClient` — the
+table's :class:`~baohuang.server.table.subscriber.Subscriber` for that client, whose
+messages go back to A's channel and out of the client's socket.  Watchers are
+clients like the players.
+
+Pub/sub delivers at most once, in order.  Every message between a route and its
+remote client is numbered (each way): a gap (Redis cut the subscription, a publish
+failed) closes the client's socket with 1012, and the client reconnects and resyncs
+by version, as after any reconnect.  A node that dies stops renewing its
+``{prefix}alive:{name}`` key: the tables of the other nodes then let its clients go
+(as disconnects), and the nodes of its tables' clients, seeing another holder or
+none, close those clients' sockets (1012) so that they reconnect.
+
+The relay also keeps the cluster's directory of tables in Redis: every node writes
+each open or playing table it runs into the hash ``{prefix}tables`` (its lobby entry,
+its node, when) and its short code into ``{prefix}codes``, so that every node lists
+every table and resolves an invitation code of any table.
+
+A message is one string, ``kind|…|payload``: from a client's node ``o|node|route|1|user``
+(open), ``i|node|route|n|message``, ``b|node|route|n|`` (bye); from a table's node
+``t|route|n|text`` and ``c|route|n|code|reason`` (close).  Node names hold no ``|``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import itertools
+import json
+import logging
+import time
+from collections import defaultdict
+from typing import Any, Protocol
+
+import msgspec
+from redis.asyncio import Redis
+
+from ..db.storage import UserRecord
+from ..table.inputs import ClientInput, Disconnect, Input, Route
+from ..table.subscriber import Subscriber
+from ..wire.protocol import Join, ProtocolError, decode_client, encode, error_message
+from .lease import Leases
+
+__all__ = ["Relay", "RelayHost", "RemoteClient", "RemoteRoute"]
+
+log = logging.getLogger("baohuang.server")
+_routes = itertools.count(1)
+_encoder = msgspec.json.Encoder()
+
+#: delete a directory entry only if this node wrote it (another may hold the table now)
+_FORGET = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and cjson.decode(v)['node'] == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[3])
+  return 1
+end
+return 0
+"""
+
+
+class RelayHost(Protocol):
+    """What the relay needs of the lobby: its tables in memory."""
+
+    @property
+    def live(self) -> dict[str, Any]: ...
+
+    def get(self, key: str) -> Any: ...
+
+
+class RemoteRoute:
+    """On a client's node: where the messages of a client go whose table runs on
+    another node (the connection's ``route``)."""
+
+    def __init__(self, relay: Relay, conn: Subscriber, node: str, table_id: str) -> None:
+        self.relay = relay
+        self.conn = conn
+        self.node = node
+        self.table_id = table_id
+        self.id = next(_routes)
+        self.sent = 0                   # messages to the table's node
+        self.received = 0               # messages from it
+        self.open = True
+
+    def post(self, item: Input) -> None:
+        if not self.open:
+            return
+        if isinstance(item, ClientInput):
+            if self.sent == 0:
+                user = self.conn.user
+                self._send("o", "null" if user is None else
+                           json.dumps(dataclasses.asdict(user)))
+            self._send("i", _encoder.encode(item.msg).decode())
+        elif isinstance(item, Disconnect):
+            if self.sent:
+                self._send("b", "")
+            self.end()
+
+    def _send(self, kind: str, payload: str) -> None:
+        self.sent += 1
+        self.relay.publish(self.node, f"{kind}|{self.relay.node}|{self.id}|{self.sent}|{payload}")
+
+    def end(self) -> None:
+        self.open = False
+        self.relay.routes.pop(self.id, None)
+
+    def deliver(self, kind: str, seq: int, payload: str) -> None:
+        """A message from the table's node for this client."""
+        conn = self.conn
+        if kind == "c":
+            code, _, reason = payload.partition("|")
+            self.end()
+            conn.close(int(code), reason)
+            return
+        self.received += 1
+        if seq != self.received:
+            log.info("cluster: messages from node %s to %r lost; closing it", self.node, conn)
+            self.relay.publish(self.node, f"b|{self.relay.node}|{self.id}|0|")
+            self.end()
+            conn.close(1012, "messages between servers were lost; reconnect")
+            return
+        conn.send(payload)
+
+
+class RemoteClient:
+    """On a table's node: a client connected to another node (a table's
+    :class:`~baohuang.server.table.subscriber.Subscriber`)."""
+
+    def __init__(self, relay: Relay, node: str, route: int, user: UserRecord | None) -> None:
+        self.relay = relay
+        self.node = node
+        self.route_id = route
+        self.user = user
+        self.table: object | None = None
+        self.seat: int | None = None
+        self.hints = False
+        self.route: Route | None = None        # the local table its messages go to
+        self.sent = 0
+        self.received = 1                      # (the open)
+        self.closed = False
+
+    def __repr__(self) -> str:
+        who = self.user.name if self.user else "anonymous"
+        return f"<RemoteClient {self.node}/{self.route_id} {who} seat={self.seat}>"
+
+    def send(self, text: str) -> None:
+        if self.closed:
+            return
+        self.sent += 1
+        self.relay.publish(self.node, f"t|{self.route_id}|{self.sent}|{text}")
+
+    def send_json(self, message: dict[str, Any]) -> None:
+        self.send(encode(message))
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        self.send(encode(error_message(code, message, ref)))
+
+    def close(self, code: int, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.sent += 1
+        self.relay.publish(self.node, f"c|{self.route_id}|{self.sent}|{code}|{reason}")
+
+    def leave(self) -> None:
+        """The client is gone (its socket closed, or its node): its table hears of it."""
+        self.relay.clients.pop((self.node, self.route_id), None)
+        if self.route is not None:
+            self.route.post(Disconnect(self))
+            self.route = None
+
+    def take(self, text: str) -> None:
+        """One message of the client, as its node got it (checked there)."""
+        try:
+            msg = decode_client(text)
+        except ProtocolError as exc:
+            self.error(exc.code, exc.message)
+            return
+        if isinstance(msg, Join):
+            table = self.relay.host.get(msg.table)
+            if table is None:
+                self.error("no_table", f"no table {msg.table[:40]!r}", "join")
+                return
+            if self.route is not None and self.route is not table:
+                self.route.post(Disconnect(self))
+            self.route = table
+            table.post(ClientInput(self, msg))
+        elif self.route is None:
+            self.error("not_joined", "send join first")
+        else:
+            self.route.post(ClientInput(self, msg))
+
+
+class Relay:
+    """This node's channel in Redis, its clients' routes to other nodes, the clients
+    of other nodes at its tables, and its part of the directory of tables."""
+
+    def __init__(self, redis: Redis, leases: Leases, host: RelayHost, node: str, ttl: float,
+                 prefix: str = "bh:") -> None:
+        if "|" in node:
+            raise ValueError(f"a node's name may not hold '|': {node!r}")
+        self.redis = redis
+        self.leases = leases
+        self.host = host
+        self.node = node
+        self.ttl = ttl
+        self.prefix = prefix
+        self.channel = self.channel_of(node)
+        #: this node's clients whose tables run elsewhere, by route id
+        self.routes: dict[int, RemoteRoute] = {}
+        #: other nodes' clients at this node's tables, by (node, route id)
+        self.clients: dict[tuple[str, int], RemoteClient] = {}
+        self._outbox: list[tuple[str, str]] = []
+        self._ready = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._subscribed = asyncio.Event()
+        self._forget = redis.register_script(_FORGET)
+        self._listed: set[str] = set()
+
+    def channel_of(self, node: str) -> str:
+        return f"{self.prefix}node:{node}"
+
+    # -- the channel -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Subscribe to this node's channel and start sending; the directory written."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._read(), name="relay-read"),
+                       loop.create_task(self._write(), name="relay-write")]
+        await asyncio.wait_for(self._subscribed.wait(), 30)
+        await self.round()
+
+    async def close(self) -> None:
+        """This node's tables have stopped: their other nodes' clients reconnect (to
+        whichever node takes them), then the channel closes."""
+        for client in list(self.clients.values()):
+            client.close(1012, "the server is restarting; reconnect")
+        self.clients.clear()
+        for _ in range(50):                     # (what is queued goes out first)
+            if not self._outbox or not self._tasks or self._tasks[1].done():
+                break
+            await asyncio.sleep(0.02)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self.redis.delete(f"{self.prefix}alive:{self.node}")
+
+    def publish(self, node: str, payload: str) -> None:
+        """Queue one message for ``node`` (one task sends them in order)."""
+        self._outbox.append((self.channel_of(node), payload))
+        self._ready.set()
+
+    async def _write(self) -> None:
+        while True:
+            await self._ready.wait()
+            self._ready.clear()
+            while self._outbox:
+                batch, self._outbox = self._outbox, []
+                try:
+                    if len(batch) == 1:
+                        await self.redis.publish(*batch[0])
+                    else:
+                        pipe = self.redis.pipeline(transaction=False)
+                        for channel, payload in batch:
+                            pipe.publish(channel, payload)
+                        await pipe.execute()
+                except Exception:
+                    log.exception("cluster: node %s could not publish; closing its "
+                                  "cross-node clients", self.node)
+                    self._break()
+
+    async def _read(self) -> None:
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self._subscribed.set()
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        self.dispatch(str(message["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: node %s lost its channel; closing its cross-node "
+                              "clients", self.node)
+                self._break()
+                await asyncio.sleep(min(1.0, self.ttl / 3))
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    def _break(self) -> None:
+        """Messages may have been lost: every cross-node client reconnects."""
+        for route in list(self.routes.values()):
+            route.end()
+            route.conn.close(1012, "messages between servers were lost; reconnect")
+        for client in list(self.clients.values()):
+            client.closed = True
+            client.leave()
+
+    def dispatch(self, text: str) -> None:
+        """One message from another node."""
+        kind = text[:1]
+        if kind in "tc":
+            _, route_id, number, payload = text.split("|", 3)
+            route = self.routes.get(int(route_id))
+            if route is not None:
+                route.deliver(kind, int(number), payload)
+            return
+        _, node, route_text, seq_text, payload = text.split("|", 4)
+        key, seq = (node, int(route_text)), int(seq_text)
+        if kind == "o":
+            data = json.loads(payload)
+            self.clients[key] = RemoteClient(self, node, key[1],
+                                             None if data is None else UserRecord(**data))
+            return
+        client = self.clients.get(key)
+        if client is None:
+            if kind == "i":             # (forgotten: its node's messages were lost)
+                self.publish(node, f"c|{key[1]}|0|1012|reconnect")
+            return
+        if kind == "b":
+            client.closed = True
+            client.leave()
+            return
+        client.received += 1
+        if seq != client.received:
+            client.close(1012, "messages between servers were lost; reconnect")
+            client.leave()
+            return
+        client.take(payload)
+
+    # -- finding a table -----------------------------------------------------------
+
+    async def locate(self, key: str, wait: float) -> Any:
+        """Where the table ``key`` (id or code) runs: the local table, or ``(node,
+        table id)``; ``"moving"`` while a table nobody holds yet is being taken over
+        (waited for up to ``wait`` seconds); None for no such table."""
+        deadline = time.monotonic() + wait
+        while True:
+            table = self.host.get(key)
+            if table is not None:
+                return table
+            table_id = key
+            if not await self.redis.hexists(f"{self.prefix}tables", key):
+                code: Any = await self.redis.hget(f"{self.prefix}codes", key.strip().upper())
+                table_id = str(code or key)
+            holder = await self.leases.holder(table_id)
+            if holder is not None and holder.node != self.node:
+                return holder.node, table_id
+            known = holder is not None or await self.redis.hexists(f"{self.prefix}tables",
+                                                                   table_id)
+            if not known:
+                return None
+            if time.monotonic() >= deadline:
+                return "moving"
+            await asyncio.sleep(0.2)
+
+    def attach(self, conn: Subscriber, current: Route | None, node: str,
+               table_id: str) -> RemoteRoute:
+        """The route of ``conn`` to a table on ``node`` (its route there, if it has
+        one: the table's node moves it between its tables)."""
+        if isinstance(current, RemoteRoute) and current.open and current.node == node:
+            current.table_id = table_id
+            return current
+        if current is not None:
+            current.post(Disconnect(conn))
+        route = RemoteRoute(self, conn, node, table_id)
+        self.routes[route.id] = route
+        return route
+
+    # -- every round ---------------------------------------------------------------
+
+    async def round(self) -> None:
+        """This node is alive; its tables in the directory; clients whose node is gone
+        let go; clients whose table moved sent to reconnect."""
+        now = time.time()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(f"{self.prefix}alive:{self.node}", "1", px=max(1, round(self.ttl * 1000)))
+        running = set()
+        for table in list(self.host.live.values()):
+            if table.status in ("open", "playing"):
+                running.add(table.id)
+                self._entry(pipe, table, now)
+        await pipe.execute()
+        for table_id in self._listed - running:
+            table = self.host.live.get(table_id)
+            code = table.settings.code if table is not None else ""
+            await self._forget(keys=[f"{self.prefix}tables", f"{self.prefix}codes"],
+                               args=[table_id, self.node, code])
+        self._listed = running
+        nodes = sorted({node for node, _ in self.clients})
+        if nodes:
+            pipe = self.redis.pipeline(transaction=False)
+            for node in nodes:
+                pipe.exists(f"{self.prefix}alive:{node}")
+            for node, here in zip(nodes, await pipe.execute(), strict=True):
+                if not here:
+                    log.info("cluster: node %s is gone; its clients leave", node)
+                    for key, client in list(self.clients.items()):
+                        if key[0] == node:
+                            client.closed = True
+                            client.leave()
+        by_table: dict[str, list[RemoteRoute]] = defaultdict(list)
+        for route in self.routes.values():
+            by_table[route.table_id].append(route)
+        for table_id, routes in by_table.items():
+            holder = await self.leases.holder(table_id)
+            for route in routes:
+                if holder is None or holder.node != route.node:
+                    route.end()
+                    route.conn.close(1012, "the table moved to another server; reconnect")
+
+    def _entry(self, pipe: Any, table: Any, now: float) -> None:
+        entry = {"node": self.node, "at": now, "created": table.settings.created,
+                 "listed": not table.settings.private, "table": table.table_json(None)}
+        pipe.hset(f"{self.prefix}tables", table.id, json.dumps(entry))
+        pipe.hset(f"{self.prefix}codes", table.settings.code, table.id)
+
+    async def announce(self, table: Any) -> None:
+        """Put a new table in the directory now (not at the next round)."""
+        pipe = self.redis.pipeline(transaction=False)
+        self._entry(pipe, table, time.time())
+        await pipe.execute()
+        self._listed.add(table.id)
+
+    # -- the directory ---------------------------------------------------------------
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """The lobby list of the whole cluster (newest first): this node's tables as
+        they are, the others' as their nodes last wrote them (a round ago at most)."""
+        oldest = time.time() - 3 * self.ttl
+        entries: dict[str, tuple[float, dict[str, Any]]] = {}
+        raw: Any = await self.redis.hgetall(f"{self.prefix}tables")
+        for table_id, text in raw.items():
+            entry = json.loads(text)
+            if entry["listed"] and entry["at"] >= oldest \
+                    and entry["table"].get("status") in ("open", "playing"):
+                entries[table_id] = (entry["created"], entry["table"])
+        for table in self.host.live.values():
+            entries.pop(table.id, None)
+            if table.status in ("open", "playing") and not table.settings.private:
+                entries[table.id] = (table.settings.created, table.table_json(None))
+        return [t for _, t in sorted(entries.values(), key=lambda e: -e[0])]
+
+    async def entry(self, key: str) -> dict[str, Any] | None:
+        """A table's lobby entry by id or code, whichever node runs it."""
+        text: Any = await self.redis.hget(f"{self.prefix}tables", key)
+        if text is None:
+            table_id: Any = await self.redis.hget(f"{self.prefix}codes", key.strip().upper())
+            text = await self.redis.hget(f"{self.prefix}tables", table_id) if table_id else None
+        if text is None:
+            return None
+        table: dict[str, Any] = json.loads(text)["table"]
+        return table

@@ -1,0 +1,95 @@
+"""A client connected to any node reaches any table: two real nodes on one database
+(SQLite file or PostgreSQL) and one real redis-server.  The table is made on node two
+and its actor runs there; five players and a watcher are connected to node one, whose
+messages go to node two and back over Redis.  The game ends as the same deal played
+on one server, every action stored once; node one lists the table and resolves its
+invitation code."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server_support import DATABASES, FAST, database, guests, play_together
+
+import baohuang as bh
+from baohuang.client import Client, PlayResult
+from baohuang.server.cluster.services import RedisServer
+from baohuang.server.harness import ServerProcess
+
+SEED = 20261205
+TABLE = {"practice": True, "seed": SEED, "timeout": 60, "games": 1}
+
+
+async def _play(table_url: str, players_url: str) -> tuple[list[PlayResult], PlayResult,
+                                                            dict[str, Any], dict[str, Any]]:
+    """Five players and a watcher on ``players_url`` at a table made at ``table_url``;
+    the players' results, the watcher's, the lobby as ``players_url`` lists it while
+    the table is open, and the stored record of the game."""
+    clients = await guests(players_url, 6, "r")
+    owner = Client(table_url, token=clients[0].token)
+    created = await owner.create_table(**TABLE)
+    table_id = created["id"]
+    async with httpx.AsyncClient(base_url=players_url, timeout=10) as http:
+        listed = (await http.get("/api/tables")).json()
+        detail = (await http.get(f"/api/tables/{created['code'].lower()}")).json()
+    assert detail["id"] == table_id
+    assert table_id in [t["id"] for t in listed["tables"]]
+    watcher = asyncio.create_task(clients[5].play(table_id, watch=True))
+    results = await play_together(clients[:5], table_id)
+    watched = await asyncio.wait_for(watcher, 60)
+    history = await clients[0].history()
+    record = (await clients[0].replay(history[0]["game_id"]))["record"]
+    return results, watched, listed, record
+
+
+def _stored_once(results: list[PlayResult], record: dict[str, Any]) -> None:
+    replayed = bh.Game.from_record(dict(record, actions=[]))
+    applied = []
+    for raw in record["actions"]:
+        applied.append((replayed.version, json.dumps(raw, sort_keys=True)))
+        replayed.apply(bh.Action.from_dict(raw))
+    assert replayed.result is not None
+    assert replayed.result.to_dict() == results[0].games[0]["result"]
+    sent = {(version, json.dumps(action.to_dict(), sort_keys=True))
+            for r in results for version, action in r.sent}
+    assert sorted(sent) == applied           # every action sent is stored, once
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_players_and_a_watcher_on_one_node_play_a_table_on_another(
+        kind: str, tmp_path: Path, redis_server: RedisServer) -> None:
+    (tmp_path / "single").mkdir()
+    with database(kind, tmp_path / "single") as url:
+        single = ServerProcess(url, None, *FAST, log=tmp_path / "single.log")
+        single.start()
+        try:
+            alone, _, _, alone_record = asyncio.run(_play(single.url, single.url))
+        finally:
+            single.stop()
+
+    with database(kind, tmp_path) as url:
+        nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
+                               log=tmp_path / f"{name}.log") for name in ("one", "two")]
+        for node in nodes:
+            node.start()
+        try:
+            results, watched, _, record = asyncio.run(_play(nodes[1].url, nodes[0].url))
+            tables = [httpx.get(node.url + "/healthz", timeout=10).json()["tables"]
+                      for node in nodes]
+        finally:
+            for node in nodes:
+                node.stop()
+
+    assert tables == [0, 1]                  # the actor ran on node two only
+    outcome = results[0].games[0]["result"]
+    assert all(r.games[0]["result"] == outcome for r in results)
+    assert watched.games and watched.games[0]["result"] == outcome
+    assert outcome == alone[0].games[0]["result"]
+    assert record["actions"] == alone_record["actions"]
+    assert sum(r.reconnects for r in results) == 0
+    _stored_once(results, record)
