@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 import baohuang as bh
 from baohuang import EMPEROR_CARD, GUARD_CARD, Game, GuardMode, Stage
 from baohuang.bots import hosted_action
-from baohuang.bots.search.sampler import DealSampler, SamplerError, World, current_deal_events
+from baohuang.bots.search.evidence import current_deal_events
+from baohuang.bots.search.sampler import DealSampler, SamplerError, World
 from baohuang.engine.cards import parse_card
 from baohuang.engine.state import callable_kinds
 

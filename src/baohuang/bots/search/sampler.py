@@ -23,6 +23,10 @@ draws full deals (:class:`World`) that agree with everything the view knows:
   and four identical cards when he claimed, and in ``call`` mode an Emperor
   who has not called yet holds a card he can call (checked by drawing again).
 
+What the view's events show (cards in transit, tribute caps, the Guard or
+solo when known, the called card's copies) is read by :mod:`.evidence`;
+this module places the Guard and deals the rest.
+
 Knowledge this module does not use (so samples are slightly too wide, never
 wrong): which cards were the unseen extra cards passed with the Emperor
 card, and what declining the throne a second time round says under
@@ -48,25 +52,23 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any
 
 from ...engine.cards import (
-    EMPEROR_CARD,
     GUARD_CARD,
     RANK_OF,
     TEHUA_CARD,
     Card,
     make_deck,
-    parse_card,
 )
 from ...engine.plays import BJ, SJ
-from ...engine.rules import Abdication, GuardMode, RuleSet, StealRequirement
+from ...engine.rules import GuardMode, RuleSet
 from ...engine.scoring import SoloKind
 from ...engine.state import callable_kinds, four_identical
 from ...engine.views import View
 from ..hand_eval import rank_counts_of
+from .evidence import read_evidence
 
-__all__ = ["DealSampler", "Hypothesis", "SamplerError", "World", "current_deal_events"]
+__all__ = ["DealSampler", "Hypothesis", "SamplerError", "World"]
 
 SEATS = range(5)
 _REJECTION_TRIES = 64
@@ -116,38 +118,6 @@ class _Hypothesis:
 Hypothesis = _Hypothesis
 
 
-def current_deal_events(view: View) -> list[dict[str, Any]]:
-    """The view's events since the last deal (a redeal starts over)."""
-    events = list(view.events)
-    start = 0
-    for i, ev in enumerate(events):
-        if ev.get("type") == "deal":
-            start = i
-    return events[start:]
-
-
-def _cards(tokens: Sequence[str]) -> list[Card]:
-    return [parse_card(t) for t in tokens]
-
-
-def _drop_one_each(held: Counter[Card]) -> None:
-    """An unseen card left the seat: every known identity may be that card."""
-    for c in list(held):
-        if held[c] <= 1:
-            del held[c]
-        else:
-            held[c] -= 1
-
-
-def _remove(held: Counter[Card], cards: Sequence[Card] | Counter[Card]) -> None:
-    items = cards.elements() if isinstance(cards, Counter) else cards
-    for c in items:
-        if held.get(c, 0) > 0:
-            held[c] -= 1
-            if not held[c]:
-                del held[c]
-
-
 def _shuffled(cards: Sequence[Card], rng: random.Random) -> list[Card]:
     """``cards`` in a random order: sorted by a random number each (every
     order equally likely; faster than ``rng.shuffle``, whose every step asks
@@ -180,28 +150,23 @@ class DealSampler:
         self.view = view
         self.rules = RuleSet.from_dict(view.rules)
         self.me = view.seat
-        self.emperor: int | None = view.emperor
-        self.held: list[Counter[Card]] = [Counter() for _ in SEATS]
-        self.guard_known: int | None = view.guard
-        self.sj_holder: int | None = None
-        self.solo: SoloKind | None = None
-        self.early_open_solo = False      # 明独 before the Guard stage, or 抢独
-        self.stealer: int | None = None
-        self.called_by_emperor = 0        # copies of the called card the Emperor played
-        self.called_by_others = 0
-        self.steal_check: tuple[int, Counter[Card]] | None = None
-        self.called: Card | None = None
+        facts = self.facts = read_evidence(view, self.rules)
+        self.emperor = facts.emperor
+        self.held = facts.held
+        self.guard_known = facts.guard_known
+        self.sj_holder = facts.sj_holder
+        self.solo = facts.solo
+        self.early_open_solo = facts.early_open_solo
+        self.called_by_emperor = facts.called_by_emperor
+        self.called_by_others = facts.called_by_others
+        self.steal_check = facts.steal_check
+        self.called = facts.called
         #: seat -> highest rank its unknown cards may have (from tribute received)
-        self.caps: dict[int, int] = {}
-        self._read_events()
-        if self.called is None:
-            self.called = view.called
-        if view.solo is not None:
-            self.solo = "open" if view.solo == "open" else "hidden"
+        self.caps = facts.caps
         # The 特画 is the Guard's copy of the called card: sampled as that copy,
         # and made 特画 again in the Guard's hand of each deal (_deal).
-        self.hand = self._plain(view.hand)
-        played = self._plain(view.played)
+        self.hand = self.facts.plain(view.hand)
+        played = self.facts.plain(view.played)
         deck = Counter(make_deck(self.rules.deck))
         self.unknown = deck - Counter(self.hand) - Counter(played)
         missing = (Counter(self.hand) + Counter(played)) - deck
@@ -217,116 +182,6 @@ class DealSampler:
         if not self.hypotheses:
             raise SamplerError("no placement of the Guard agrees with the view")
         self._cumulative = list(accumulate(h.weight for h in self.hypotheses))
-
-    def _plain(self, cards: Sequence[Card]) -> tuple[Card, ...]:
-        """``cards`` with the 特画 read as the copy of the called card it was."""
-        called = self.called
-        if called is None or TEHUA_CARD not in cards:
-            return tuple(cards)
-        return tuple(called if c == TEHUA_CARD else c for c in cards)
-
-    # -- reading the view ----------------------------------------------------
-    def _read_events(self) -> None:
-        me, held = self.me, self.held
-        pool: Counter[Card] = Counter()   # identities known to travel with BJ*
-        bj_at: int | None = None
-        card_mode = self.rules.guard_mode is GuardMode.CARD
-        saw_decline_solo = False
-        for ev in current_deal_events(self.view):
-            kind = ev.get("type")
-            seat = ev.get("seat")
-            if kind == "tribute":
-                receiver: int = ev["to"]
-                if "card" in ev:
-                    card = parse_card(ev["card"])
-                    if seat == me:
-                        held[receiver][card] += 1
-                    elif receiver == me and isinstance(seat, int):
-                        # 进贡 gives the highest cards: none left above this one
-                        self.caps[seat] = min(self.caps.get(seat, BJ), RANK_OF[card])
-                elif isinstance(seat, int):
-                    _drop_one_each(held[seat])
-            elif kind == "candidate":
-                assert isinstance(seat, int)
-                bj_at = seat
-                if seat != me:
-                    held[seat][EMPEROR_CARD] = 1
-            elif kind == "abdicate":
-                receiver = ev["to"]
-                assert isinstance(seat, int) and isinstance(receiver, int)
-                if "cards" not in ev:
-                    self.caps.pop(receiver, None)     # unseen cards may have come in
-                if "cards" in ev:
-                    moved = Counter(_cards(ev["cards"]))
-                    pool = moved - Counter((EMPEROR_CARD,))
-                else:
-                    moved = pool + Counter((EMPEROR_CARD,))
-                    if ev.get("count", 1) > 1 + sum(pool.values()):
-                        _drop_one_each(held[seat])   # an unseen extra card left him
-                    if (self.rules.abdication is Abdication.SKIP_TWO_IF_SOLO and card_mode):
-                        self.sj_holder = seat        # only the Guard-card holder may
-                _remove(held[seat], moved)
-                if receiver != me:
-                    held[receiver] += moved
-                bj_at = receiver
-            elif kind == "forced":
-                assert isinstance(seat, int)
-                self.caps.pop(seat, None)
-                if bj_at is not None and bj_at != seat:
-                    moved = pool + Counter((EMPEROR_CARD,))
-                    _remove(held[bj_at], moved)
-                    if seat != me:
-                        held[seat] += moved
-                bj_at = seat
-            elif kind == "emperor":
-                self.emperor = seat
-            elif kind == "decline_solo":
-                saw_decline_solo = True
-            elif kind == "solo":
-                assert isinstance(seat, int)
-                self.solo = "open" if ev.get("open") else "hidden"
-                from_guard_stage = (not ev.get("stolen") and
-                                    (saw_decline_solo or not self.rules.steal_solo))
-                if ev.get("stolen"):
-                    self.stealer = seat
-                    if (self.rules.steal_solo_requires
-                            is StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL):
-                        self.steal_check = (seat, Counter())
-                self.emperor = seat
-                self.guard_known = seat
-                # in call mode an open solo is declared instead of calling
-                self.early_open_solo = not from_guard_stage or not card_mode
-                if from_guard_stage and card_mode:
-                    self.sj_holder = seat
-            elif kind == "call":
-                self.called = parse_card(ev["card"])
-            elif kind == "guard":
-                if ev.get("open") and isinstance(seat, int):
-                    self.guard_known = seat
-            elif kind == "rebellion_stands":
-                self.guard_known = ev["guard"]
-                if ev.get("solo"):
-                    self.solo = ev["solo"]
-            elif kind == "reveal":
-                self.guard_known = seat
-                if ev.get("solo"):
-                    self.solo = ev["solo"]
-            elif kind == "play":
-                assert isinstance(seat, int)
-                cards = list(self._plain(_cards(ev["cards"])))
-                _remove(held[seat], cards)
-                if self.steal_check is not None and seat == self.steal_check[0]:
-                    self.steal_check[1].update(cards)
-                called = self.called
-                if called is not None:
-                    k = sum(1 for c in cards if c == called)
-                    if seat == self.emperor:
-                        self.called_by_emperor += k
-                    else:
-                        self.called_by_others += k
-                        if k:
-                            self.guard_known = seat
-        held[me].clear()
 
     # -- the Guard question -------------------------------------------------------
     def _guard_options(self) -> list[tuple[int | None, SoloKind | None]]:

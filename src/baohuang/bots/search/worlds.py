@@ -16,7 +16,8 @@ from ...engine.rules import GuardMode, RuleSet
 from ...engine.state import Stage
 from ...engine.views import View
 from ..hand_eval import bot_shape
-from .sampler import World, current_deal_events
+from .evidence import current_deal_events
+from .sampler import World
 
 __all__ = ["RoleFacts", "default_role_action", "determinized_game", "root_facts"]
 
