@@ -1,0 +1,180 @@
+"""The action log: every accepted action of every table, written through one writer
+task that groups the writes of all tables into one transaction (group commit); a
+table awaits its write before it tells anybody.  Every action carries its table's
+next version and is written only if the version before it is the last one stored and
+the table's fencing token is the writer's; otherwise :class:`FencedWrite` (a node that
+lost a table can never write to it)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Float,
+    Integer,
+    String,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .database import Database
+from .models import actions, tables
+
+__all__ = ["ActionLog", "FencedWrite"]
+
+
+class FencedWrite(RuntimeError):
+    """An action that was not written: its version does not follow the table's last
+    stored one, or another node holds the table (a newer fencing token)."""
+
+    def __init__(self, table_id: str, version: int, fence: int) -> None:
+        super().__init__(f"table {table_id}: version {version} with fencing token {fence} "
+                         "refused (another writer got there first, or holds the table now)")
+        self.table_id = table_id
+        self.version = version
+        self.fence = fence
+
+
+def _settle(future: asyncio.Future[None], row: dict[str, Any], written: bool) -> None:
+    if future.done():
+        return
+    if written:
+        future.set_result(None)
+    else:
+        future.set_exception(FencedWrite(row["table_id"], row["version"], row["fence"]))
+
+
+_ACTION_COLUMNS = {"game_id": Integer, "seq": Integer, "seat": Integer, "action": JSON,
+                   "source": String, "at": Float, "table_id": String, "version": Integer}
+#: one action, written only while the table's fencing token is the writer's (``fence``)
+#: and its last stored version is the one before (the table's row is locked for share
+#: meanwhile on PostgreSQL: a claim by a newer token waits for it, or it sees the claim)
+_INSERT_FENCED = insert(actions).from_select(
+    list(_ACTION_COLUMNS),
+    select(*(bindparam(name, type_=kind) for name, kind in _ACTION_COLUMNS.items()))
+    .select_from(tables)
+    .where(tables.c.id == bindparam("table_id", type_=String),
+           tables.c.fence == bindparam("fence", type_=BigInteger),
+           func.coalesce(select(func.max(actions.c.version))
+                         .where(actions.c.table_id == bindparam("table_id", type_=String))
+                         .scalar_subquery(), 0)
+           == bindparam("version", type_=Integer) - 1)
+    .with_for_update(read=True))
+
+
+class ActionLog(Database):
+    """The actions of every table, written by version and fencing token."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(engine)
+        self._pending: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        #: the fencing token this server writes each table's actions with (a table not
+        #: here: 0, the token of a table no cluster node ever claimed)
+        self.fences: dict[str, int] = {}
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        #: the loop ``start`` ran on (asking asyncio for the running loop costs a
+        #: system call on Python 3.11, once per action)
+        self._event_loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> None:
+        self._event_loop = asyncio.get_running_loop()
+        self._writer = self._event_loop.create_task(self._write_actions())
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            while self._pending:
+                await asyncio.sleep(0.01)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        await super().close()
+
+    # -- actions (group commit) -------------------------------------------------
+    async def append_action(self, game_id: int, seq: int, seat: int | None,
+                            action: dict[str, Any], source: str, *, table_id: str,
+                            version: int) -> None:
+        """Write one accepted action as version ``version`` of its table; returns once it
+        is committed.  Raises :class:`FencedWrite`, nothing written, unless the table's
+        last stored version is ``version - 1`` and its fencing token is this server's
+        (:attr:`fences`)."""
+        future: asyncio.Future[None] = (self._event_loop
+                                        or asyncio.get_running_loop()).create_future()
+        row = {"game_id": game_id, "seq": seq, "seat": seat, "action": action,
+               "source": source, "at": time.time(), "table_id": table_id,
+               "version": version, "fence": self.fences.get(table_id, 0)}
+        self._pending.append((row, future))
+        self._wake.set()
+        await future
+
+    async def _write_actions(self) -> None:
+        while True:
+            await self._wake.wait()
+            # one more turn of the event loop: the tables that are ready now add their
+            # actions to this batch too (half as many commits when busy; when idle this
+            # costs a few microseconds)
+            await asyncio.sleep(0)
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if not batch:
+                continue
+            try:
+                written = await self._insert_actions([row for row, _ in batch])
+            except Exception:
+                await self._write_one_by_one(batch)
+            else:
+                for (row, future), ok in zip(batch, written, strict=True):
+                    _settle(future, row, ok)
+
+    async def _insert_actions(self, rows: list[dict[str, Any]]) -> list[bool]:
+        """Write ``rows`` in one transaction: for each, whether it was (not: fenced)."""
+        if self._sqlite is not None:
+            return await self._sqlite.insert(rows)
+        async with self.engine.begin() as conn:
+            return [(await conn.execute(_INSERT_FENCED, row)).rowcount == 1 for row in rows]
+
+    async def _write_one_by_one(self, batch: list[tuple[dict[str, Any],
+                                                       asyncio.Future[None]]]) -> None:
+        for row, future in batch:
+            try:
+                [ok] = await self._insert_actions([row])
+            except IntegrityError:       # another writer stored this version meanwhile
+                _settle(future, row, False)
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                _settle(future, row, ok)
+
+    async def claim_table(self, table_id: str, fence: int) -> bool:
+        """Make ``fence`` the token that may write ``table_id``'s actions (and this
+        server's token for it), unless this one or a newer one has been claimed: then
+        False, and nothing changes.  A node calls it once it holds the table's lease, before it
+        reads the table's log (:meth:`table_version`)."""
+        rows = await self._write(update(tables)
+                                 .where(tables.c.id == table_id, tables.c.fence < fence)
+                                 .values(fence=fence).returning(tables.c.id))
+        if rows:
+            self.fences[table_id] = fence
+        return bool(rows)
+
+    async def table_fence(self, table_id: str) -> int:
+        """The fencing token that may write ``table_id`` now (0: none claimed it)."""
+        rows = await self._read(select(tables.c.fence).where(tables.c.id == table_id))
+        return int(rows[0][0]) if rows else 0
+
+    async def table_version(self, table_id: str) -> int:
+        """The last version of ``table_id``'s stored actions (0: none)."""
+        rows = await self._read(select(func.coalesce(func.max(actions.c.version), 0))
+                                .where(actions.c.table_id == table_id))
+        return int(rows[0][0])
