@@ -20,7 +20,8 @@ the reference search budget, so a small run shows the command works:
     nice -n 19 python bench/levels.py --deals 6 --think-scale 0.05 --search search-100
     python bench/levels.py                      # the full ladder (see bench/bots.md)
 
-Deals are cached as in ``bench/bots.py`` (``--cache``, ``--no-cache``).
+Deals are cached as in ``bench/bots.py`` (``bench/deal_cache.py``; ``--cache``,
+``--no-cache``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ from pathlib import Path
 
 from belief import measure
 from belief import render as render_belief
-from bots import CACHE, Cache, Step, StepResult, code_note, render, run_step
+from deal_cache import CACHE, Cache
+from ladder_report import code_note, render
+from ladder_steps import Step, StepResult, run_step
 from openskill.models import PlackettLuce
 
 from baohuang.bots.levels import EXPERT_THINK, HARD_THINK, LEVELS

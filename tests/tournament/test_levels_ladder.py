@@ -42,10 +42,11 @@ def test_the_ladder_climbs_the_levels_then_meets_search_and_heuristic(
 
 def test_ratings_follow_who_scored_more_in_each_deal(levels: ModuleType,
                                                      tmp_path: Path) -> None:
-    bots = sys.modules["bots"]          # bench/bots.py, imported by bench/levels.py
+    steps = sys.modules["ladder_steps"]     # bench/ladder_steps.py, imported by bench/levels.py
+    cache = sys.modules["deal_cache"]
     rules = RuleSet.preset("shandong")
-    step = bots.Step("normal", "easy", 4)
-    result = bots.run_step(step, 3, rules, 1, 10, bots.Cache(tmp_path / "cache.jsonl"))
+    step = steps.Step("normal", "easy", 4)
+    result = steps.run_step(step, 3, rules, 1, 10, cache.Cache(tmp_path / "cache.jsonl"))
     assert len(result.deals) == 4
     ratings = levels.openskill_ratings([(step, list(result.deals))])
     wins = 0

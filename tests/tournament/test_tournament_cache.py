@@ -20,11 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_bots"] = module
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(ROOT / "bench"))     # bench/bots.py imports its sibling modules
+    try:
+        spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["bench_bots"] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
     return module
 
 
@@ -65,9 +69,9 @@ def test_a_continued_run_reuses_the_cache_and_matches_a_fresh_run(
 
 def test_cache_keys_follow_the_source_the_step_runs_on(bench: ModuleType) -> None:
     # the search bot's files do not change the key of a step without it
-    assert bench.source_hash(("hosted", "random")) != bench.source_hash(("search", "heuristic"))
-    assert bench.source_hash(("search-200", "heuristic")) == bench.source_hash(
-        ("search", "heuristic"))
-    assert bench.source_hash(("heuristic", "hosted")) != bench.source_hash(("hosted", "random"))
+    source_hash = sys.modules["deal_cache"].source_hash     # bench/deal_cache.py
+    assert source_hash(("hosted", "random")) != source_hash(("search", "heuristic"))
+    assert source_hash(("search-200", "heuristic")) == source_hash(("search", "heuristic"))
+    assert source_hash(("heuristic", "hosted")) != source_hash(("hosted", "random"))
     key = bench.Cache.key(bench.Step("a", "b", 1), RuleSet(), 0, 7, True, "abc")
     assert json.loads(key)[5] == 7

@@ -1,0 +1,118 @@
+"""A step of a bot ladder: two bots' tournament over some deals, played by
+worker processes, with the deals found in the cache taken from it
+(``bench/bots.py``, ``bench/levels.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+from deal_cache import Cache, source_hash
+
+from baohuang.bots import is_bot
+from baohuang.engine.rules import RuleSet
+from baohuang.tournament.core import Tournament, play_deals
+from baohuang.tournament.records import DealResult
+from baohuang.tournament.stats import TournamentReport, build_report
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    upper: str
+    lower: str
+    deals: int
+    format: str = "duplicate"
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    step: Step
+    report: TournamentReport | None
+    seconds: float
+    missing: tuple[str, ...] = ()
+    cached: int = 0
+    source: str = ""
+    #: every deal's result, in deal order
+    deals: tuple[DealResult, ...] = ()
+
+
+def parse_step(text: str, deals: int) -> Step:
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) not in (2, 3, 4) or not all(parts):
+        raise argparse.ArgumentTypeError(
+            f"--step takes UPPER,LOWER[,DEALS[,FORMAT]], not {text!r}")
+    return Step(parts[0], parts[1], int(parts[2]) if len(parts) >= 3 else deals,
+                parts[3] if len(parts) == 4 else "duplicate")
+
+
+# -- the per-deal cache ----------------------------------------------------------
+
+
+def timed_play(bots: list[str], rules: RuleSet, seed: int, deals: list[int], every: int,
+               fmt: str) -> tuple[list[DealResult], float]:
+    """:func:`play_deals` with decision times, and the seconds it took."""
+    start = time.perf_counter()
+    out = play_deals(bots, rules, seed, deals, every, True, fmt)
+    return out, time.perf_counter() - start
+
+
+def _play(t: Tournament, deals: list[int], jobs: int
+          ) -> Iterator[tuple[list[DealResult], float]]:
+    """The deals' results and their worker seconds, a chunk at a time, as the
+    workers finish them (chunks of at most 5 deals, so that little is lost
+    when a run is interrupted)."""
+    args = (list(t.bots), t.rules, t.seed)
+    every = t.inference_every if t.inference else 0
+    size = min(5, t.chunk_size(jobs))
+    parts = [deals[i:i + size] for i in range(0, len(deals), size)]
+    if jobs == 1:
+        for part in parts:
+            yield timed_play(*args, part, every, t.format)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: set[Future[tuple[list[DealResult], float]]] = {
+            pool.submit(timed_play, *args, part, every, t.format) for part in parts}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+
+
+def run_step(step: Step, seed: int, rules: RuleSet, jobs: int,
+             inference_every: int, cache: Cache) -> StepResult:
+    missing = tuple(b for b in (step.upper, step.lower) if not is_bot(b))
+    if missing:
+        return StepResult(step, None, 0.0, missing)
+    t = Tournament([step.upper, step.lower], step.deals, seed, rules, timing=True,
+                   inference_every=inference_every, format=step.format)
+    source = source_hash((step.upper, step.lower))
+    every = t.inference_every if t.inference else 0
+
+    def key(d: int) -> str:
+        return Cache.key(step, rules, seed, d, every > 0 and d % every == 0, source)
+
+    results: dict[int, DealResult] = {}
+    seconds = 0.0
+    for d in range(step.deals):
+        found = cache.get(key(d))
+        if found is not None:
+            results[d] = found[0]
+            seconds += found[1]
+    todo = [d for d in range(step.deals) if d not in results]
+    cached = len(results)
+    for part, took in _play(t, todo, jobs):
+        seconds += took
+        for r in part:
+            results[r.deal] = r
+            cache.put(key(r.deal), r, took / len(part))
+        print(f"\r  {step.upper} vs {step.lower}: {len(results)}/{step.deals} deals "
+              f"({cached} from the cache)", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    ordered = tuple(results[d] for d in range(step.deals))
+    report = build_report(t.labels, seed, rules, step.deals, ordered, inference=t.inference,
+                          format=step.format)
+    return StepResult(step, report, seconds, cached=cached, source=source, deals=ordered)
