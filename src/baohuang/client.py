@@ -308,15 +308,13 @@ class _Session:
         elif kind == "error":
             self.result.errors.append(msg)
             code = msg.get("code")
-            if code == "table_moving":       # (a cluster taking the table over: again)
-                raise _TableMoving
-            if code == "no_table":
+            if code in ("no_table", "table_moving"):
                 now = time.monotonic()
-                if self.joined:
+                if self.joined or code == "table_moving":   # (a cluster's takeover)
                     self.missing_since = self.missing_since or now
                     if now - self.missing_since < MOVING_WAIT:
                         raise _TableMoving
-                raise ClientError(404, "no_table", msg.get("message", ""))
+                raise ClientError(404, code, msg.get("message", ""))
             if code == "stale":
                 self.acted_at = None          # a newer update is on its way: act on it
             elif code == "rate_limited" and msg.get("ref") == "act" and self.last is not None:

@@ -168,6 +168,7 @@ class RemoteClient:
         self.closed = True
         self.sent += 1
         self.relay.publish(self.node, f"c|{self.route_id}|{self.sent}|{code}|{reason}")
+        self.leave()              # (its node sends no bye for a route it was told to end)
 
     def leave(self) -> None:
         """The client is gone (its socket closed, or its node): its table hears of it."""
@@ -336,7 +337,6 @@ class Relay:
         client.received += 1
         if seq != client.received:
             client.close(1012, "messages between servers were lost; reconnect")
-            client.leave()
             return
         client.take(payload)
 
@@ -386,7 +386,8 @@ class Relay:
         let go; clients whose table moved sent to reconnect."""
         now = time.time()
         pipe = self.redis.pipeline(transaction=False)
-        pipe.set(f"{self.prefix}alive:{self.node}", "1", px=max(1, round(self.ttl * 1000)))
+        # (alive for two rounds' time to live: one slow round does not make it gone)
+        pipe.set(f"{self.prefix}alive:{self.node}", "1", px=max(1, round(2 * self.ttl * 1000)))
         running = set()
         for table in list(self.host.live.values()):
             if table.status in ("open", "playing"):

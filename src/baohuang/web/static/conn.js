@@ -28,9 +28,7 @@ export class TableConnection {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;
-      const join = { type: 'join', table: this.tableId, as: this.role, hints: true };
-      if (this.version !== null) join.version = this.version;
-      ws.send(JSON.stringify(join));
+      ws.send(JSON.stringify(this.joinMessage()));
       for (const msg of this.queue.splice(0)) ws.send(JSON.stringify(msg));
       this.handlers.status('open');
       clearInterval(this.pinger);
@@ -54,6 +52,26 @@ export class TableConnection {
       this.timer = setTimeout(() => this.connect(), delay);
     };
     ws.onerror = () => ws.close();
+  }
+
+  joinMessage() {
+    const join = { type: 'join', table: this.tableId, as: this.role, hints: true };
+    if (this.version !== null) join.version = this.version;
+    return join;
+  }
+
+  // Join again after `delay` ms (a cluster's table being taken over by another node:
+  // docs/cluster.md); the version kept makes it a resync.
+  rejoin(delay) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.closed) return;
+      if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+        this.ws.send(JSON.stringify(this.joinMessage()));
+      } else {
+        this.connect();
+      }
+    }, delay);
   }
 
   send(msg) {

@@ -16,8 +16,10 @@ const KNOWN_ERRORS = new Set([
   'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
   'no_table', 'not_joined', 'not_seated', 'bad_seat', 'seat_taken', 'started', 'not_ready',
   'not_your_turn', 'illegal', 'bad_action', 'stale', 'unknown_bot', 'locked', 'not_allowed',
-  'not_private',
+  'not_private', 'table_moving',
 ]);
+// how long a table that went missing (a cluster moving it to another node) is asked for
+const MOVING_WAIT_MS = 30000;
 
 export class TableScreen {
   constructor(app, tableId, role) {
@@ -95,6 +97,10 @@ export class TableScreen {
         if (typeof msg.now === 'number') this.skew = msg.now - Date.now() / 1000;
         return;
       case 'table': {
+        if (this.movingSince) {             // (back at the table: it has moved)
+          this.movingSince = null;
+          this.app.banner(null);
+        }
         const wasHosted = this.myHosted();
         this.table = msg.table;
         this.deadline = msg.table.deadline ?? null;
@@ -144,6 +150,7 @@ export class TableScreen {
         this.scoreHidden = false;
         break;
       case 'error':
+        if ((msg.code === 'no_table' || msg.code === 'table_moving') && this.moving(msg)) break;
         this.showError(msg);
         if (msg.code === 'stale') this.conn.resync();
         if (msg.code === 'no_table') {
@@ -154,6 +161,18 @@ export class TableScreen {
         return;
     }
     this.render();
+  }
+
+  // A table being taken over by another cluster node (`table_moving`, or `no_table` for
+  // a table this screen was at): say so and join again, for up to MOVING_WAIT_MS.
+  moving(msg) {
+    if (msg.code === 'no_table' && this.table === null) return false;
+    const now = Date.now();
+    this.movingSince = this.movingSince || now;
+    if (now - this.movingSince > MOVING_WAIT_MS) return false;
+    this.app.banner('banner_moving', 'moving-banner');
+    this.conn.rejoin(1000);
+    return true;
   }
 
   startView(msg) {
