@@ -26,7 +26,7 @@ import baohuang as bh
 from baohuang import Action, ActionKind, Game, Match, RuleSet, Stage
 from baohuang.bots import hosted_action, make_bot
 from baohuang.bots.base import UnknownBot
-from baohuang.terminal.app import Prompter, Session, bot_seed, build_rules
+from baohuang.terminal.app import build_rules
 from baohuang.terminal.input import (
     AskLead,
     BadInput,
@@ -43,6 +43,8 @@ from baohuang.terminal.input import (
     parse_choice,
     parse_play_input,
 )
+from baohuang.terminal.prompter import Prompter
+from baohuang.terminal.session import Session, bot_seed
 from baohuang.terminal.text import EVENT_HANDLERS, Lang, Text, describe_event, plain
 from baohuang.terminal.view import hand_groups, hint_actions
 

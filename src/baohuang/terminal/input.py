@@ -1,7 +1,7 @@
 """Reading what a player types in the terminal game (``baohuang play``).
 
 Everything here is a pure function of the typed text, so it is tested
-directly; :mod:`baohuang.terminal.app` turns the results into actions.
+directly; :mod:`baohuang.terminal.session` turns the results into actions.
 
 >>> parse_play_input("9 9 9", hints=3)
 Cards(text='9 9 9')
