@@ -203,7 +203,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
         played_cards = tuple(played)
     last = st.last
     stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks)
-    hand_counts = _same_or(tuple([sum(c) for c in st.counts]), before.hand_counts)
+    hand_counts = _same_or(tuple(map(sum, st.counts)), before.hand_counts)
     rebels = _same_or(tuple(st.rebels), before.rebels)
     out, left = _same_or(tuple(st.out), before.out), _same_or(tuple(st.left), before.left)
     last_play = None if last is None else _same_or(LastPlay(last[0], last[2]),

@@ -286,17 +286,21 @@ class ActionEncoder:
         elif len(known) > self._LIMIT:
             known.clear()
         get = known.get
+        simple = _SIMPLE_INDEX.get
         play = _PLAY
         out: list[int] = []
         append = out.append
         for action in legal:
-            if action[0] is play:
+            kind = action[0]
+            if kind is play:
                 index = get(action[1])
                 if index is None:
                     index = known[action[1]] = _encode(action, special)
-                append(index)
             else:
-                append(_encode(action, special))
+                index = simple(kind)
+                if index is None:
+                    index = _encode(action, special)
+            append(index)
         return out
 
     def mask(self, view: bh.View, legal: Sequence[bh.Action] | None = None

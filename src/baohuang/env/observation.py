@@ -164,8 +164,6 @@ _pack5 = struct.Struct("=5f").pack
 _pack2 = struct.Struct("=2f").pack
 #: the bytes of the float32 1.0 (native order, as numpy reads them)
 _ONE: Final = _pack2(1.0, 0.0)[:4]
-#: the bytes of the numbers 0 … 5
-_SMALL: Final = tuple(_pack2(float(k), 0.0)[:4] for k in range(6))
 _ZERO_ROW: Final = bytes(4 * SLOTS)
 _PASS_ROW: Final = np.eye(1, _HIST_ROW, 5, dtype=np.float32).tobytes()
 
@@ -174,6 +172,26 @@ _REL: Final = tuple(tuple((s - o) % 5 for s in range(5)) for o in range(5))
 #: the same, times 4 (bytes)
 _REL4: Final = tuple(tuple(4 * r for r in row) for row in _REL)
 _ROT: Final = tuple(np.array([(o + i) % 5 for i in range(5)]) for o in range(5))
+
+
+#: per (seats, observer, placed): a block of five numbers by relative seat, see _seat_block
+_SEAT_BLOCKS: dict[tuple[tuple[int, ...], int, bool], bytes] = {}
+
+
+def _seat_block(seats: tuple[int, ...], me: int, placed: bool) -> bytes:
+    """The bytes of a block of five numbers, one per relative seat of observer ``me``:
+    1 for each of ``seats`` (``placed``: its place in ``seats``, 1 first), 0 for the
+    others (the rebels, left and out blocks)."""
+    key = (seats, me, placed)
+    block = _SEAT_BLOCKS.get(key)
+    if block is None:
+        values = [0.0] * 5
+        for place, seat in enumerate(seats, 1):
+            values[_REL[me][seat]] = float(place) if placed else 1.0
+        if len(_SEAT_BLOCKS) > 10_000:
+            _SEAT_BLOCKS.clear()
+        block = _SEAT_BLOCKS[key] = _pack5(*values)
+    return block
 
 
 def _all_cards() -> list[bh.Card]:
@@ -405,15 +423,9 @@ class ObservationEncoder:
             buf[o:o + 4] = one
         if view.guard_open:
             buf[_B_GUARD_OPEN:_B_GUARD_OPEN + 4] = one
-        for seat in view.rebels:
-            o = _B_REBELS + rel[seat]
-            buf[o:o + 4] = one
-        for seat in view.left:
-            o = _B_LEFT + rel[seat]
-            buf[o:o + 4] = one
-        for place, seat in enumerate(view.out, 1):
-            o = _B_OUT + rel[seat]
-            buf[o:o + 4] = _SMALL[place]
+        buf[_B_REBELS:_B_REBELS + 20] = _seat_block(view.rebels, me, False)
+        buf[_B_LEFT:_B_LEFT + 20] = _seat_block(view.left, me, False)
+        buf[_B_OUT:_B_OUT + 20] = _seat_block(view.out, me, True)
         last = view.last_play
         if last is not None:
             o = _B_LAST_SEAT + rel[last[0]]

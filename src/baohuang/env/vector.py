@@ -74,7 +74,6 @@ from .observation import (
     _ONE,
     _PASS_ROW,
     _REL4,
-    _SMALL,
     _SUIT_OF,
     _ZERO_ROW,
     HISTORY,
@@ -86,6 +85,7 @@ from .observation import (
     _pack2,
     _pack5,
     _rules_vector,
+    _seat_block,
 )
 from .pettingzoo_env import make_rules
 
@@ -163,7 +163,7 @@ class ValuesEncoder(ObservationEncoder):
         # per observer: its observation as bytes, and what they were made of (the
         # objects compared by identity, one-hot entries by byte offset; -1: none)
         self._bufs: list[bytearray] = [bytearray(_NBYTES) for _ in range(5)]
-        self._made: list[list[Any]] = [[*[_NEVER] * 11, [-1] * 11] for _ in range(5)]
+        self._made: list[list[Any]] = [[*[_NEVER] * 12, [-1] * 11] for _ in range(5)]
         self._plays = 0
 
     def encode_values(self, public: tuple[Any, ...], own: tuple[Any, ...]) -> bytearray:
@@ -199,22 +199,13 @@ class ValuesEncoder(ObservationEncoder):
             buf[_B_SIZES:_B_SIZES + 20] = _pack5(*sizes[me:], *sizes[:me])
         if rebels is not made[5]:
             made[5] = rebels
-            buf[_B_REBELS:_B_REBELS + 20] = _ZERO5
-            for seat in rebels:
-                o = _B_REBELS + rel[seat]
-                buf[o:o + 4] = one
+            buf[_B_REBELS:_B_REBELS + 20] = _seat_block(rebels, me, False)
         if left is not made[6]:
             made[6] = left
-            buf[_B_LEFT:_B_LEFT + 20] = _ZERO5
-            for seat in left:
-                o = _B_LEFT + rel[seat]
-                buf[o:o + 4] = one
+            buf[_B_LEFT:_B_LEFT + 20] = _seat_block(left, me, False)
         if out is not made[7]:
             made[7] = out
-            buf[_B_OUT:_B_OUT + 20] = _ZERO5
-            for place, seat in enumerate(out, 1):
-                o = _B_OUT + rel[seat]
-                buf[o:o + 4] = _SMALL[place]
+            buf[_B_OUT:_B_OUT + 20] = _seat_block(out, me, True)
         if last is not made[8]:
             made[8] = last
             buf[_B_LAST_SEAT:_B_LAST_SEAT + 20] = _ZERO5
@@ -227,7 +218,13 @@ class ValuesEncoder(ObservationEncoder):
         if kicks != made[9] or stake != made[10]:
             made[9], made[10] = kicks, stake
             buf[_B_KICKS:_B_KICKS + 8] = _pack2(kicks, stake)
-        # one-hot entries: the byte offset of each 1 now (-1: none), as made[11] has them
+        # one-hot entries: the byte offset of each 1 now (-1: none), as made[12] has them,
+        # worked out only when one of the values they come from changed (made[11])
+        key = (stage, to_act, dealer, candidate, emperor, guard, leader, role, solo, called,
+               guard_open)
+        if key == made[11]:
+            return buf
+        made[11] = key
         offsets = [_B_STAGE[stage],
                    _B_TO_ACT + (20 if to_act is None else rel[to_act]),
                    _B_DEALER + rel[dealer],
@@ -240,7 +237,7 @@ class ValuesEncoder(ObservationEncoder):
                    -1 if called is None or called.suit is None
                    else _B_CALLED + 4 * int(_SUIT_OF[int(called)]),
                    _B_GUARD_OPEN if guard_open else -1]
-        before = made[11]
+        before = made[12]
         if offsets != before:
             for was, o in zip(before, offsets, strict=True):
                 if o != was:
@@ -248,7 +245,7 @@ class ValuesEncoder(ObservationEncoder):
                         buf[was:was + 4] = _ZERO1
                     if o >= 0:
                         buf[o:o + 4] = one
-            made[11] = offsets
+            made[12] = offsets
         return buf
 
 
@@ -307,39 +304,46 @@ class VectorEnv:
             if seed is not None:
                 self._rngs[i] = seeding.np_random(seed + i)[0]
             self._deal(i)
+        self._decide()
         return self._observed(), {"to_act": self.to_act}
 
     def _deal(self, i: int) -> None:
+        """Game ``i`` dealt anew (its first decision is made by :meth:`_decide`)."""
         self.games[i] = bh.Game.new(self.rules, int(self._rngs[i].integers(2**31)))
         self._encoders[i].reset()
-        self._decide(i)
 
-    def _decide(self, i: int) -> None:
-        """Game ``i``'s next decision: its seat's observation row, mask and legal
+    def _decide(self) -> None:
+        """Every game's next decision: its seat's observation row, mask and legal
         actions."""
-        game = self.games[i]
-        seat = game.to_act
-        assert seat is not None
-        public, own = game.view_values(seat)
-        data = self._encoders[i].encode_values(public, own)
-        start = i * _NBYTES
-        self._obs_bytes[start:start + _NBYTES] = data
-        legal = own[-1]
-        stage, guard_open, rebels, rules, called = _reveal_parts(public)
-        indexes = self._actions.indexes_with(legal, reveal_card_of(
-            seat, own[_GUARD], stage, guard_open, own[_SOLO], rebels, rules, called))
-        mask = self._mask_bytes
-        base = i * N_ACTIONS
-        for index in self._indexes[i]:
-            mask[base + index] = 0
-        if len(indexes) <= 32:
-            for index in indexes:
-                mask[base + index] = 1
-        else:
-            self.masks[i, indexes] = 1
-        self._legal[i] = legal
-        self._indexes[i] = indexes
-        self.to_act[i] = seat
+        obs, mask, masks = self._obs_bytes, self._mask_bytes, self.masks
+        indexes_with = self._actions.indexes_with
+        all_legal, all_indexes = self._legal, self._indexes
+        seats = []
+        for i, (game, encoder) in enumerate(zip(self.games, self._encoders, strict=True)):
+            seat = game.to_act
+            assert seat is not None
+            public, own = game.view_values(seat)
+            start = i * _NBYTES
+            obs[start:start + _NBYTES] = encoder.encode_values(public, own)
+            legal = own[-1]
+            special = None
+            if own[_GUARD] == seat:         # (only a hidden Guard's plays can show him)
+                stage, guard_open, rebels, rules, called = _reveal_parts(public)
+                special = reveal_card_of(seat, seat, stage, guard_open, own[_SOLO], rebels,
+                                         rules, called)
+            indexes = indexes_with(legal, special)
+            base = i * N_ACTIONS
+            for index in all_indexes[i]:
+                mask[base + index] = 0
+            if len(indexes) <= 32:
+                for index in indexes:
+                    mask[base + index] = 1
+            else:
+                masks[i, indexes] = 1
+            all_legal[i] = legal
+            all_indexes[i] = indexes
+            seats.append(seat)
+        self.to_act[:] = seats
 
     def _observed(self) -> dict[str, npt.NDArray[Any]]:
         return {"observation": self.observations, "action_mask": self.masks}
@@ -370,8 +374,7 @@ class VectorEnv:
                 raise
         rewards = np.zeros((self.n, 5), dtype=np.float32)
         terminations = np.zeros(self.n, dtype=np.bool_)
-        for i, action in enumerate(moves):
-            game = self.games[i]
+        for i, (game, action) in enumerate(zip(self.games, moves, strict=True)):
             seat = game.to_act
             assert seat is not None
             game.apply(action)
@@ -383,7 +386,7 @@ class VectorEnv:
                 self._deal(i)
             else:
                 self._encoders[i].record(seat, action)
-                self._decide(i)
+        self._decide()
         return (self._observed(), rewards, terminations, np.zeros(self.n, dtype=np.bool_),
                 {"to_act": self.to_act})
 
