@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -93,6 +93,44 @@ def test_a_field_of_a_type_without_a_json_form_is_refused_when_the_codec_is_made
 
     with pytest.raises(TypeError, match="no JSON form"):
         RecordCodec(Odd, Odd)
+
+
+class _Trick(NamedTuple):
+    seat: int
+    cards: tuple[bh.Card, ...]
+
+
+@dataclass(frozen=True)
+class _EveryShape:
+    """A record with a field of each type shape the codec knows."""
+
+    card: bh.Card | None
+    stage: bh.Stage
+    stages: tuple[bh.Stage, ...]
+    action: bh.Action
+    actions: tuple[bh.Action, ...]
+    counts: tuple[int, ...]
+    options: dict[str, int]
+    hands: dict[int, tuple[bh.Card, ...]]
+    trick: _Trick | None
+    tricks: tuple[_Trick, ...]
+
+
+@given(seed=st.integers(0, 10_000))
+def test_every_type_shape_comes_back_from_json_text(seed: int) -> None:
+    rng = random.Random(seed)
+    deck = bh.Game.new(seed=seed).view(0).hand
+    cards = tuple(rng.sample(deck, 3))
+    stages = tuple(rng.sample(list(bh.Stage), 3))
+    legal = tuple(bh.Game.new(seed=seed).legal_actions())
+    record = _EveryShape(
+        card=rng.choice([None, cards[0]]), stage=stages[0], stages=stages,
+        action=rng.choice(legal), actions=legal, counts=(seed % 7, 2), options={"a": seed},
+        hands={rng.randrange(5): cards}, trick=rng.choice([None, _Trick(1, cards)]),
+        tricks=(_Trick(2, cards[:1]), _Trick(4, ())))
+    codec = RecordCodec(_EveryShape, _EveryShape)
+    data = json.loads(json.dumps(codec.encode(record), ensure_ascii=False))
+    assert codec.decode(data) == record
 
 
 def test_a_kept_field_is_made_again_only_when_it_changed() -> None:

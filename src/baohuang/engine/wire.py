@@ -4,8 +4,8 @@ One codec for the server (``server/wire/render.py`` makes its messages with it),
 Python client (``baohuang.client`` reads views with it) and replays.  It is made from
 a record class's annotations, field by field by name, so a field added to
 :class:`~baohuang.engine.views.View` is sent, read and compared without a change
-here, as long as its type is one this module knows (:func:`to_json`,
-:func:`from_json`; another type is refused when the codec is made).
+here, as long as its type is one this module knows (:func:`converters`, where each
+type's two ways stand side by side; another type is refused when the codec is made).
 
 Events travel as what :meth:`~baohuang.engine.events.Event.for_seat` makes of them;
 :func:`event_from_json` reads such a form back into a typed
@@ -39,7 +39,7 @@ from .actions import Action, parse_actions
 from .cards import CARD_TEXT, Card, parse_card
 from .events import PAYLOADS, Event, EventKind, EventLog, Payload, SeenEvent
 
-__all__ = ["RecordCodec", "event_from_json", "from_json", "to_json"]
+__all__ = ["RecordCodec", "converters", "event_from_json", "from_json", "to_json"]
 
 _R = TypeVar("_R")
 #: a field's conversion, or None where the JSON value is the value itself
@@ -95,41 +95,7 @@ def to_json(of: Any) -> Convert:
     >>> to_json(tuple[Card, ...])(parse_cards("10h BJ*")), to_json(int | None)
     (['10h', 'BJ*'], None)
     """
-    if of in (int, str, bool, float, type(None)) or of is Any:
-        return None
-    inner = _optional(of)
-    if inner is not None:
-        convert = to_json(inner)
-        return None if convert is None else (lambda v: None if v is None else convert(v))
-    if of is Card:
-        return CARD_TEXT.__getitem__
-    if isinstance(of, type) and issubclass(of, Enum):
-        return lambda v: v.value
-    if of is Action:
-        return str
-    if _is_record(of):
-        hints = get_type_hints(of)
-        plan = tuple((name, to_json(hints[name]) or _same) for name in _field_names(of))
-        return lambda v: {name: convert(getattr(v, name)) for name, convert in plan}
-    origin, args = get_origin(of), get_args(of)
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        item = args[0]
-        if item is Card:
-            return _texts
-        if item is Action:
-            return lambda actions: [str(a) for a in actions]
-        item_json = to_json(item)
-        if item_json is None:
-            return list
-        return lambda v: [item_json(x) for x in v]
-    if origin is dict and args[0] is str and to_json(args[1]) is None:
-        return dict
-    if origin is dict and args[0] is int:
-        each = to_json(args[1]) or (lambda x: x)
-        return lambda v: {str(k): each(x) for k, x in v.items()}
-    if origin is Sequence and args == (SeenEvent,):
-        return lambda events: [dict(e) for e in events]
-    raise TypeError(f"no JSON form for {of!r}: add it to baohuang.engine.wire")
+    return converters(of)[0]
 
 
 def from_json(of: Any) -> Convert:
@@ -138,44 +104,64 @@ def from_json(of: Any) -> Convert:
     >>> from_json(tuple[Card, ...])(["10h", "BJ*"]), from_json(bool)
     ((Card('10h'), Card('BJ*')), None)
     """
+    return converters(of)[1]
+
+
+def converters(of: Any) -> tuple[Convert, Convert]:
+    """How a value of type ``of`` becomes plain JSON values and how it is read back,
+    the two ways of each type side by side (both None: a JSON value as it is).  A type
+    not here is refused, naming this module."""
     if of in (int, str, bool, float, type(None)) or of is Any:
-        return None
+        return None, None
     inner = _optional(of)
     if inner is not None:
-        read = from_json(inner)
-        return None if read is None else (lambda v: None if v is None else read(v))
+        write, read = converters(inner)
+        return _or_none(write), _or_none(read)
     if of is Card:
-        return _card
+        return CARD_TEXT.__getitem__, _card
     if isinstance(of, type) and issubclass(of, Enum):
         members = {m.value: m for m in of}
-        return lambda v: members.get(v) or of(v)
+        return (lambda v: v.value), (lambda v: members.get(v) or of(v))
     if of is Action:
-        return Action.parse
+        return str, Action.parse
     if _is_record(of):
         hints = get_type_hints(of)
-        plan = tuple((name, from_json(hints[name]) or _same) for name in _field_names(of))
-        return lambda v: of(*[read(v[name]) for name, read in plan])
+        plans = [(name, *converters(hints[name])) for name in _field_names(of)]
+        writes = tuple((name, write or _same) for name, write, _ in plans)
+        reads = tuple((name, read or _same) for name, _, read in plans)
+        return ((lambda v: {name: write(getattr(v, name)) for name, write in writes}),
+                (lambda v: of(*[read(v[name]) for name, read in reads])))
     origin, args = get_origin(of), get_args(of)
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         item = args[0]
         if item is Card:
-            return _cards
+            return _texts, _cards
         if item is Action:
-            return parse_actions
-        read_each = from_json(item)
-        if read_each is None:
-            return tuple
-        return lambda v: tuple(map(read_each, v))
-    if origin is dict and args[0] is str and from_json(args[1]) is None:
-        return dict
+            return (lambda actions: [str(a) for a in actions]), parse_actions
+        write_each, read_each = converters(item)
+        if write_each is None or read_each is None:
+            return list, tuple
+        return ((lambda v: [write_each(x) for x in v]),
+                (lambda v: tuple(map(read_each, v))))
+    if origin is dict and args[0] is str and converters(args[1]) == (None, None):
+        return dict, dict
     if origin is dict and args[0] is int:
-        each = from_json(args[1]) or (lambda x: x)
-        return lambda v: {int(k): each(x) for k, x in v.items()}
+        write_value, read_value = (c or _same for c in converters(args[1]))
+        return ((lambda v: {str(k): write_value(x) for k, x in v.items()}),
+                (lambda v: {int(k): read_value(x) for k, x in v.items()}))
     if origin is Sequence and args == (SeenEvent,):
-        # (a client's event list only grows: a view holds the events there are now
-        # without copying them)
-        return lambda v: EventLog(v, len(v)) if isinstance(v, list) else tuple(v)
+        # (a client's event list only grows: a view read from it holds the events there
+        # are now without copying them)
+        return ((lambda events: [dict(e) for e in events]),
+                (lambda v: EventLog(v, len(v)) if isinstance(v, list) else tuple(v)))
     raise TypeError(f"no JSON form for {of!r}: add it to baohuang.engine.wire")
+
+
+def _or_none(convert: Convert) -> Convert:
+    """``convert`` for ``X | None``: None stays None."""
+    if convert is None:
+        return None
+    return lambda v: None if v is None else convert(v)
 
 
 class RecordCodec(Generic[_R]):
@@ -190,14 +176,15 @@ class RecordCodec(Generic[_R]):
                  build_from: Callable[[dict[str, Any]], _R] | None = None) -> None:
         hints = get_type_hints(cls)
         self.names = _field_names(cls)
+        both = {name: converters(hints[name]) for name in self.names}
         self.build = build
         #: ``build`` of a dict of the values (``build_from``, which may keep the dict)
         self._build_from = build_from or (lambda values: build(**values))
         self.grows = frozenset(grows)
         #: field -> how its value becomes JSON values (``to_json`` of its type)
         self.encoders: dict[str, Callable[[Any], Any]] = {
-            name: to_json(hints[name]) or _same for name in self.names}
-        readers = {name: from_json(hints[name]) for name in self.names}
+            name: both[name][0] or _same for name in self.names}
+        readers = {name: both[name][1] for name in self.names}
         #: the fields whose JSON value is their value
         self._as_is = tuple(name for name in self.names if readers[name] is None)
         self._get_as_is = _getter(self._as_is)
