@@ -77,7 +77,7 @@ def test_a_pass_on_an_opponent_with_a_cheap_beat_in_hand_is_unlikely() -> None:
                 cheap[p.last[0] + 1] = 1
                 none = [0] * 19
                 none[3] = 1
-                assert model._pass_factor(cheap, p.last) < model._pass_factor(none, p.last)
+                assert model._pass_factor(cheap, p) < model._pass_factor(none, p)
                 return
     pytest.fail("no pass on a low single in 40 games")
 

@@ -60,14 +60,19 @@ from typing import Final
 
 from ..engine.cards import Card, make_deck, parse_card
 from ..engine.plays import (
+    BJ,
+    SJ,
+    TH,
     TWO,
     InvalidPlay,
     Shape,
+    answer_shapes,
     classify,
     joker_follow_shapes,
     plain_follow_ranks,
     playable,
     rank_counts,
+    whole_hand_rank,
 )
 from ..engine.rules import RuleSet
 from ..engine.views import View
@@ -92,6 +97,10 @@ class _Pass:
     last: Shape
     last_seat: int
     later: tuple[int, ...] | None     # rank counts the seat has played since (None: none)
+    #: what beats ``last`` for a hand holding the cards (plays.answer_shapes), fewest
+    #: jokers first; None where that table does not apply (特画, 烤牌 on jokers)
+    answers: tuple[Shape, ...] | None
+    group: int                  # passes of one seat with the same ``later`` share a number
 
 
 class PlayModel:
@@ -103,6 +112,7 @@ class PlayModel:
         self.cheap = cheap
         self.dear = dear
         self.emperor = view.emperor
+        self._held_back = whole_hand_rank(rules)
         me = view.seat
         raw: list[tuple[int, Shape, int, int]] = []     # seat, last, last seat, event index
         plays: list[tuple[int, int, Sequence[str]]] = []
@@ -128,13 +138,21 @@ class PlayModel:
             elif kind == "lead":
                 last = None
         passes: list[_Pass] = []
+        groups: dict[tuple[int, tuple[int, ...] | None], int] = {}
         for seat, shape, last_seat, at in raw:
             later = rank_counts(parse_card(c) for i, s, cards in plays
                                 if s == seat and i > at for c in cards)
-            passes.append(_Pass(seat, shape, last_seat, tuple(later) if any(later) else None))
+            answers: tuple[Shape, ...] | None = None
+            if not shape.th and not (rules.kaopai and (shape.sj or shape.bj)):
+                answers = tuple(sorted(answer_shapes(shape[:4], rules),
+                                       key=lambda a: a.sj + a.bj))
+            since = tuple(later) if any(later) else None
+            group = groups.setdefault((seat, since), len(groups))
+            passes.append(_Pass(seat, shape, last_seat, since, answers, group))
         self.passes = passes
         #: the seats that passed, each once
         self._seats = sorted({p.seat for p in passes})
+        self._groups = len(groups)
 
     def likelihood(self, world: World) -> float:
         """``P(observed passes | world)`` up to a constant (at most 1)."""
@@ -143,19 +161,24 @@ class PlayModel:
         e, g = self.emperor, world.guard
         hands = world.hands
         counts = {s: rank_counts(hands[s]) for s in self._seats}
+        helds: list[list[int] | None] = [None] * self._groups
         out = 1.0
         for p in self.passes:
             if e is not None and g is not None:
                 royal = (p.seat in (e, g))
                 if royal == (p.last_seat in (e, g)):
                     continue                # a partner's play: passing says little
-            held = counts[p.seat]
-            if p.later is not None:
-                held = [a + b for a, b in zip(held, p.later, strict=True)]
-            out *= self._pass_factor(held, p.last)
+            held = helds[p.group]
+            if held is None:
+                held = counts[p.seat]
+                if p.later is not None:
+                    held = [a + b for a, b in zip(held, p.later, strict=True)]
+                helds[p.group] = held
+            out *= self._pass_factor(held, p)
         return out
 
-    def _pass_factor(self, held: list[int], last: Shape) -> float:
+    def _pass_factor(self, held: list[int], p: _Pass) -> float:
+        last = p.last
         if last.th:
             return 1.0
         rules = self.rules
@@ -170,7 +193,15 @@ class PlayModel:
             for r in range(r1 + 1, TWO):
                 if held[r] == n1 and playable((r, n1, 0, 0), held, rules):
                     return self.cheap
-        return self.dear if joker_follow_shapes(held, last, rules) else 1.0
+        if p.answers is None or held[TH]:
+            return self.dear if joker_follow_shapes(held, last, rules) else 1.0
+        sj, bj, six = held[SJ], held[BJ], self._held_back
+        for a in p.answers:
+            r, n, x, y = a[0], a[1], a[2], a[3]
+            if sj >= x and bj >= y and (not n or held[r] >= n) and (
+                    r != six or playable(a, held, rules)):
+                return self.dear
+        return 1.0
 
 
 def uniform_expected(view: View) -> list[list[float]]:

@@ -25,6 +25,7 @@ from .rules import RuleSet
 
 __all__ = [
     "InvalidPlay",
+    "answer_shapes",
     "Shape",
     "beatable",
     "beats",
@@ -354,6 +355,25 @@ def joker_follow_shapes(counts: Sequence[int], last: Sequence[int],
                 if counts[r] >= n and (twos or r != TWO):
                     out.append(_new(Shape, (r, n, x, y, 0)))
     return out
+
+
+@cache
+def answer_shapes(last: tuple[int, int, int, int], rules: RuleSet) -> tuple[Shape, ...]:
+    """Every shape :func:`follow_shapes` gives on ``last`` (four numbers, a
+    play without the 特画) to a hand holding enough of every card but no 特画:
+    a player may play one of them when he holds its cards and :func:`playable`
+    says yes (that matters only for sixes under 憋6, which go only with the
+    whole hand).  Not for a play holding jokers under 烤牌 (``kaopai``), whose
+    answers may be larger.  The same tuple for the same ``last``.
+
+    >>> [str(s) for s in answer_shapes((13, 1, 0, 0), RuleSet())]
+    ['A', '2', 'SJ', 'BJ']
+    """
+    if rules.kaopai and (last[2] or last[3]):
+        raise ValueError("under kaopai a play holding jokers has answers of other sizes")
+    total = last[1] + last[2] + last[3]
+    full = [0] * 3 + [total] * (TWO - 2) + [total, total, 0]
+    return tuple(follow_shapes(full, last, rules.replace(hold_sixes=False)))
 
 
 def plain_follow_ranks(counts: Sequence[int], last: Sequence[int],

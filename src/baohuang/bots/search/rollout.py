@@ -40,6 +40,7 @@ from ...engine.plays import (
     BJ,
     SJ,
     TWO,
+    answer_shapes,
     beatable,
     follow_shapes,
     playable,
@@ -103,7 +104,7 @@ class RolloutPolicy:
 class Simulator:
     """Plays out the rest of a game on rank counts under ``rules``."""
 
-    __slots__ = ("_answer_rules", "_answers", "_held_back", "_kaopai", "_lead_mode", "_scoring",
+    __slots__ = ("_answers", "_held_back", "_kaopai", "_lead_mode", "_scoring",
                  "policy", "rules")
 
     def __init__(self, rules: RuleSet, policy: RolloutPolicy | None = None) -> None:
@@ -114,8 +115,6 @@ class Simulator:
         self._lead_mode = {LeadAfterOut.TEAMMATE: 0, LeadAfterOut.NEXT: 1,
                            LeadAfterOut.APPLY: 2}[rules.lead_after_out]
         self._scoring = rules.scoring
-        # answers are listed for a hand holding every card: 憋6 is checked on the real hand
-        self._answer_rules = rules.replace(hold_sixes=False)
         self._answers: dict[Shape4, tuple[tuple[int, ...], frozenset[Shape4]]] = {}
 
     # -- building states -------------------------------------------------------
@@ -402,13 +401,11 @@ class Simulator:
 
     def answers(self, last: Shape4) -> tuple[tuple[int, ...], frozenset[Shape4]]:
         """What may be played on ``last`` (a play holding no big joker, the
-        table's ``kaopai`` aside), by anyone holding the cards: the ranks ``r``
-        of the answers ``(r, n, 0, x)`` to ``(r1, n, x, 0)``, lowest first,
-        and every answer.  Made once for each ``last`` by
-        :func:`baohuang.engine.plays.follow_shapes` for a hand holding every
-        card (a play of sixes under 憋6, which depends on the rest of the hand,
-        is listed and checked again by :func:`~baohuang.engine.plays.playable`
-        on the real hand), and kept.
+        table's ``kaopai`` aside) by anyone holding the cards
+        (:func:`baohuang.engine.plays.answer_shapes`; sixes under 憋6 are checked
+        again by :func:`~baohuang.engine.plays.playable` on the real hand): the
+        ranks ``r`` of the answers ``(r, n, 0, x)`` to ``(r1, n, x, 0)``, lowest
+        first, and every answer.  Made once for each ``last`` and kept.
 
         >>> sim = Simulator(RuleSet())
         >>> plain, valid = sim.answers((13, 2, 1, 0))
@@ -419,10 +416,7 @@ class Simulator:
         """
         found = self._answers.get(last)
         if found is None:
-            total = last[1] + last[2] + last[3]
-            full = [0] * 3 + [total] * (TWO - 2) + [total, total]
-            shapes = follow_shapes(full, last, self._answer_rules)
-            valid = frozenset((s[0], s[1], s[2], s[3]) for s in shapes)
+            valid = frozenset((s[0], s[1], s[2], s[3]) for s in answer_shapes(last, self.rules))
             r1, n1, x1 = last[0], last[1], last[2]
             plain = tuple(r for r in range(r1 + 1, TWO + 1) if (r, n1, 0, x1) in valid)
             found = self._answers[last] = (plain, valid)
