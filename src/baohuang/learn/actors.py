@@ -4,7 +4,10 @@ decision of a learning seat kept with the seat's final score as its target.
 
 A game's seats are all the network (self-play), or, with probability ``mix``, a
 random half of them the ``heuristic`` bot (at least one seat stays the network's):
-only the network's decisions become samples.
+only the network's decisions become samples, unless ``learn_heuristic``: then the
+heuristic seats' decisions do too (their actions' values under the same games, the
+Monte-Carlo target of the heuristic's policy; cheap data once the network starts
+from the heuristic's choices, :mod:`.imitate`).
 """
 
 from __future__ import annotations
@@ -56,10 +59,11 @@ class SelfPlay:
     """``tables`` games played side by side under ``rules``."""
 
     def __init__(self, rules: bh.RuleSet, *, tables: int = 32, epsilon: float = 0.03,
-                 mix: float = 0.5, seed: int = 0) -> None:
+                 mix: float = 0.5, seed: int = 0, learn_heuristic: bool = False) -> None:
         self.rules = rules
         self.epsilon = epsilon
         self.mix = mix
+        self.learn_heuristic = learn_heuristic
         self.rng = random.Random(seed)
         self.actions = ActionEncoder()
         self.games = 0
@@ -111,7 +115,15 @@ class SelfPlay:
                     legal = game.legal_actions()
                     bot = table.bots[seat]
                     if bot is not None:
-                        game.apply(bot.choose(game.view(seat), legal))
+                        view = game.view(seat)
+                        action = bot.choose(view, legal)
+                        if self.learn_heuristic and len(legal) > 1:
+                            index = self.actions.indexes(view, [action])
+                            obs, acts = inputs(table.encoder.encode(view),
+                                               np.asarray(index, dtype=np.int64))
+                            table.obs[seat].append(obs)
+                            table.acts[seat].append(acts[0])
+                        game.apply(action)
                         continue
                     if len(legal) == 1:
                         game.apply(legal[0])

@@ -36,6 +36,20 @@ def train_command(
                                             "each).")] = 40,
     seed: Annotated[int, typer.Option(help="Seed of the network and the games.")] = 0,
     threads: Annotated[int, typer.Option(min=1, help="PyTorch threads.")] = 1,
+    init: Annotated[Path | None, typer.Option(help="A new run starts from these weights "
+                                              "(.npz, e.g. baohuang imitate's) instead of "
+                                              "random ones.")] = None,
+    learn_heuristic: Annotated[bool, typer.Option(help="The heuristic seats' decisions are "
+                                                  "training samples too.")] = False,
+    warm_games: Annotated[int, typer.Option(min=0, help="A new run first imitates the "
+                                            "heuristic bot: this many of its games are "
+                                            "recorded and fitted (0: no warm start).")] = 0,
+    warm_steps: Annotated[int, typer.Option(min=1, help="Updates of the warm start's "
+                                            "fit.")] = 4000,
+    imitation: Annotated[float, typer.Option(min=0.0, help="Weight of the warm start's "
+                                             "imitation loss (on its recorded games, "
+                                             "RUN_DIR/demos.npz) kept in every update.")
+                         ] = 0.0,
     export: Annotated[Path | None, typer.Option(help="Do not train: copy the run's best "
                                                 "network (best.npz) to this file.")] = None,
 ) -> None:
@@ -55,9 +69,17 @@ def train_command(
                                  "pip install 'baohuang[train]' / 训练需要 PyTorch") from None
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if warm_games and not (run_dir / "checkpoint.pt").exists():
+        from .warmstart import warm_start
+
+        typer.echo(f"warm start 模仿启发式: {warm_games} heuristic games")
+        init = warm_start(run_dir, games=warm_games, steps=warm_steps, rules=rules, seed=seed,
+                          report=lambda row: typer.echo(json.dumps(row)))
     cfg = Config(run_dir=run_dir, minutes=minutes, rules=rules, tables=tables, epsilon=epsilon,
                  mix=mix, batch=batch, lr=lr, eval_minutes=eval_minutes, eval_deals=eval_deals,
-                 seed=seed, threads=threads)
+                 seed=seed, threads=threads, init=init,
+                 learn_heuristic=learn_heuristic, imitation=imitation,
+                 demos=run_dir / "demos.npz" if imitation else None)
     with Progress(TextColumn("[bold]train 训练"), BarColumn(),
                   TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
                   TextColumn("{task.fields[info]}")) as progress:

@@ -38,9 +38,9 @@ from ..env.observation import OBS_SIZE
 from .actors import Samples, SelfPlay
 from .evaluate import against_heuristic
 from .features import ACTION_SIZE
-from .model import QNetwork, save_weights
+from .model import QNetwork, load_weights, save_weights
 
-__all__ = ["Config", "TorchQ", "export", "train"]
+__all__ = ["Config", "TorchQ", "export", "load_into", "train"]
 
 
 @dataclass
@@ -64,11 +64,17 @@ class Config:
     seed: int = 0
     threads: int = 1
     max_updates: int | None = None    # stop after this many updates (tests)
+    init: Path | None = None          # start from these weights (.npz), e.g. a warm start
+    learn_heuristic: bool = False     # the heuristic seats' decisions are samples too
+    demos: Path | None = None         # recorded heuristic games (.npz of imitate.Demos) ...
+    imitation: float = 0.0            # ... whose loss (warmstart.fit's) is added with this weight
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["run_dir"] = str(self.run_dir)
         out["hidden"] = list(self.hidden)
+        out["init"] = None if self.init is None else str(self.init)
+        out["demos"] = None if self.demos is None else str(self.demos)
         return out
 
 
@@ -82,8 +88,14 @@ class TorchQ(nn.Module):
         sizes = [*hidden, 1]
         self.rest = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
 
-    def forward(self, obs: torch.Tensor, acts: torch.Tensor) -> torch.Tensor:
-        h = torch.relu(self.first_obs(obs) + self.first_act(acts))
+    def forward(self, obs: torch.Tensor, acts: torch.Tensor,
+                owner: torch.Tensor | None = None) -> torch.Tensor:
+        """Values of the actions ``acts``; ``owner[j]``: the row of ``obs`` of action
+        ``j`` (default: the rows correspond)."""
+        first = self.first_obs(obs)
+        if owner is not None:
+            first = first[owner]
+        h = torch.relu(first + self.first_act(acts))
         for i, layer in enumerate(self.rest):
             h = layer(h)
             if i < len(self.rest) - 1:
@@ -102,6 +114,18 @@ def export(model: TorchQ) -> dict[str, np.ndarray[Any, np.dtype[np.float32]]]:
         out[f"w{i}"] = arr(layer.weight.T)
         out[f"b{i}"] = arr(layer.bias)
     return out
+
+
+def load_into(model: TorchQ, weights: dict[str, np.ndarray[Any, np.dtype[np.float32]]]) -> None:
+    """Set ``model``'s parameters to ``weights`` (as :func:`export` writes them)."""
+    with torch.no_grad():
+        model.first_obs.weight.copy_(torch.from_numpy(weights["w0o"].T))
+        model.first_obs.bias.copy_(torch.from_numpy(weights["b0"]))
+        model.first_act.weight.copy_(torch.from_numpy(weights["w0a"].T))
+        for i, layer in enumerate(model.rest, 1):
+            assert isinstance(layer, nn.Linear)
+            layer.weight.copy_(torch.from_numpy(weights[f"w{i}"].T))
+            layer.bias.copy_(torch.from_numpy(weights[f"b{i}"]))
 
 
 @dataclass
@@ -179,17 +203,32 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
         opt.load_state_dict(saved["optimizer"])
     else:
         torch.manual_seed(cfg.seed)
+        if cfg.init is not None:
+            weights = load_weights(cfg.init)
+            cfg.hidden = tuple(weights[f"w{i}"].shape[0] for i in range(1, (len(weights) - 1) // 2))
         model = TorchQ(cfg.hidden)
+        if cfg.init is not None:
+            load_into(model, weights)
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     (run / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1) + "\n")
     rules = bh.RuleSet.preset(cfg.rules)
     # a resumed run draws new games (and batches) from a seed that moved on
     actors = SelfPlay(rules, tables=cfg.tables, epsilon=cfg.epsilon, mix=cfg.mix,
-                      seed=cfg.seed * 1_000_003 + state.updates)
+                      seed=cfg.seed * 1_000_003 + state.updates,
+                      learn_heuristic=cfg.learn_heuristic)
     rng = np.random.default_rng(cfg.seed * 1_000_003 + state.updates)
     buffer = _Buffer(cfg.buffer)
     network = QNetwork(export(model))
     loss_fn = nn.MSELoss()
+    rehearse: Callable[[], torch.Tensor] | None = None
+    if cfg.demos is not None and cfg.imitation > 0:
+        from .imitate import Demos
+        from .warmstart import demo_loss  # (warmstart builds on this module)
+
+        demos = Demos.load(cfg.demos)
+
+        def rehearse() -> torch.Tensor:
+            return demo_loss(model, demos, rng.integers(0, len(demos), max(1, cfg.batch // 4)))
     last_ckpt = time.monotonic()
     round_samples = cfg.batch * 8
 
@@ -226,6 +265,8 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
         for _ in range(steps):
             obs, acts, target = buffer.draw(cfg.batch, rng)
             loss = loss_fn(model(obs, acts), target)
+            if rehearse is not None:
+                loss = loss + cfg.imitation * rehearse()
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 40.0)
