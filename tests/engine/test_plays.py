@@ -10,8 +10,12 @@ from hypothesis import strategies as st
 import baohuang as bh
 from baohuang import InvalidPlay, Shape, beats, classify, parse_cards
 from baohuang.engine.plays import (
+    BJ,
+    SJ,
+    answer_shapes,
     beatable,
     follow_shapes,
+    joker_follow_shapes,
     joker_lead_shapes,
     lead_shapes,
     plain_follow_ranks,
@@ -218,8 +222,10 @@ _rules = st.sampled_from([bh.RuleSet(), KAOPAI, TWOS, SIXES,
 @settings(max_examples=300, deadline=None)
 def test_shortcuts_agree_with_the_shapes(counts: list[int], last: Shape,
                                          ruleset: bh.RuleSet) -> None:
-    """``plain_follow_ranks`` is ``follow_shapes`` when no joker is involved; a play
-    that is not ``beatable`` has no follow; ``rank_lead_shapes`` and
+    """``plain_follow_ranks`` is ``follow_shapes`` when no joker is involved, and
+    ``joker_follow_shapes`` when one is; ``answer_shapes`` less what the hand
+    cannot play is ``follow_shapes`` (烤牌 on jokers aside); a play that is not
+    ``beatable`` has no follow; ``rank_lead_shapes`` and
     ``joker_lead_shapes`` make up ``lead_shapes``; every shape made is ``playable``."""
     if sum(counts) == 0:
         return
@@ -227,10 +233,18 @@ def test_shortcuts_agree_with_the_shapes(counts: list[int], last: Shape,
     ranks = plain_follow_ranks(counts, last, ruleset)
     if ranks is not None:
         assert follows == [Shape(r, last.n, 0, 0) for r in ranks]
+    else:
+        assert joker_follow_shapes(counts, last, ruleset) == follows
     if not beatable(last, ruleset.kaopai):
         assert follows == []
     assert all(playable(s, counts, ruleset) and shape_beats(s, last, ruleset.kaopai)
                for s in follows)
+    if not (ruleset.kaopai and last.has_joker):
+        # the table of answers, less what the hand does not hold or may not play
+        held = [a for a in answer_shapes(tuple(last[:4]), ruleset)
+                if counts[SJ] >= a.sj and counts[BJ] >= a.bj
+                and (not a.n or counts[a.rank] >= a.n) and playable(a, counts, ruleset)]
+        assert sorted(held) == sorted(follows)
     leads = [s for r in range(3, 16) if counts[r]
              for s in rank_lead_shapes(r, counts, ruleset)]
     assert lead_shapes(counts, ruleset) == leads + list(joker_lead_shapes(counts))
