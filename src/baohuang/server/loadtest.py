@@ -130,8 +130,11 @@ def _thinking(bot: str, seed: int, think: float) -> Any:
 async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "hosted",
                        think: float = 0.0, timeout: float | None = None,
                        preset: str = "shandong",
-                       processes: int = 1, first: int = 0) -> LoadReport:
+                       processes: int = 1, first: int = 0,
+                       tables_at: str | None = None) -> LoadReport:
     """Fill ``tables`` tables with five client bots each and play ``games`` games.
+    ``tables_at``: another node of the same cluster, where the tables are made (their
+    actors run there) while the clients connect to ``server``.
     With ``processes`` > 1 the clients are split over that many worker processes
     (one Python process decoding every message of 2500 clients is slower than the
     server it measures).  Clients still playing after ``timeout`` seconds are stopped
@@ -152,10 +155,11 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
         await asyncio.gather(*(sign_up(i, c) for i, c in enumerate(clients)))
         ids = []
         for t in range(tables):
+            owner = clients[t * 5] if tables_at is None else \
+                Client(tables_at, clients[t * 5].token, http=http)
             async with gate:
-                made = await clients[t * 5].create_table(preset=preset, games=games,
-                                                         timeout=600, practice=True,
-                                                         seed=first + t)
+                made = await owner.create_table(preset=preset, games=games, timeout=600,
+                                                practice=True, seed=first + t)
             ids.append(made["id"])
         started = time.perf_counter()
         plays = [clients[i].play(ids[i // 5], _thinking(bot, first * 5 + i, think),

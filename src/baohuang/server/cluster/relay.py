@@ -25,6 +25,9 @@ every table and resolves an invitation code of any table.
 A message is one string, ``kind|…|payload``: from a client's node ``o|node|route|1|user``
 (open), ``i|node|route|n|message``, ``b|node|route|n|`` (bye); from a table's node
 ``t|route|n|text`` and ``c|route|n|code|reason`` (close).  Node names hold no ``|``.
+What a node queues for another while it is publishing goes out as one publish (the
+messages joined by the control character RS, which JSON never holds unescaped): the
+five updates of a move for five players on one node are one Redis message.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from typing import Any, Protocol
 
 import msgspec
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from ..db.storage import UserRecord
 from ..table.inputs import ClientInput, Disconnect, Input, Route
@@ -53,6 +57,7 @@ __all__ = ["Relay", "RelayHost", "RemoteClient", "RemoteRoute"]
 log = logging.getLogger("baohuang.server")
 _routes = itertools.count(1)
 _encoder = msgspec.json.Encoder()
+_RS = "\x1e"          # between the messages of one publish
 
 #: delete a directory entry only if this node wrote it (another may hold the table now)
 _FORGET = """
@@ -267,13 +272,19 @@ class Relay:
             self._ready.clear()
             while self._outbox:
                 batch, self._outbox = self._outbox, []
+                # one publish a node: what queued for it meanwhile, in order, joined
+                # by RS (JSON and our headers never hold a raw control character)
+                by_channel: dict[str, list[str]] = {}
+                for channel, payload in batch:
+                    by_channel.setdefault(channel, []).append(payload)
                 try:
-                    if len(batch) == 1:
-                        await self.redis.publish(*batch[0])
+                    if len(by_channel) == 1:
+                        [(channel, payloads)] = by_channel.items()
+                        await self.redis.publish(channel, _RS.join(payloads))
                     else:
                         pipe = self.redis.pipeline(transaction=False)
-                        for channel, payload in batch:
-                            pipe.publish(channel, payload)
+                        for channel, payloads in by_channel.items():
+                            pipe.publish(channel, _RS.join(payloads))
                         await pipe.execute()
                 except Exception:
                     log.exception("cluster: node %s could not publish; closing its "
@@ -288,7 +299,12 @@ class Relay:
                 self._subscribed.set()
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
-                        self.dispatch(str(message["data"]))
+                        for text in str(message["data"]).split(_RS):
+                            try:
+                                self.dispatch(text)
+                            except Exception:      # (one bad message is only that)
+                                log.exception("cluster: node %s cannot handle %r",
+                                              self.node, text[:80])
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -345,7 +361,16 @@ class Relay:
     async def locate(self, key: str, wait: float) -> Any:
         """Where the table ``key`` (id or code) runs: the local table, or ``(node,
         table id)``; ``"moving"`` while a table nobody holds yet is being taken over
-        (waited for up to ``wait`` seconds); None for no such table."""
+        (waited for up to ``wait`` seconds), or while Redis is out of reach; None for
+        no such table."""
+        try:
+            return await self._locate(key, wait)
+        except (RedisError, OSError):
+            log.warning("cluster: node %s cannot find table %r: Redis out of reach",
+                        self.node, key[:40])
+            return self.host.get(key) or "moving"
+
+    async def _locate(self, key: str, wait: float) -> Any:
         deadline = time.monotonic() + wait
         while True:
             table = self.host.get(key)
