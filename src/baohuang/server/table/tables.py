@@ -31,6 +31,7 @@ from . import seating
 from .dealing import new_match
 from .inbox import Inbox
 from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
+from .outage import store_action
 from .results import record_result, settle
 from .seats import Seat
 from .settings import Settings
@@ -125,7 +126,11 @@ class Table:
         self._loop = asyncio.get_running_loop()
         self._task = self._loop.create_task(self._run(), name=f"table-{self.id}")
 
+    #: set by :meth:`stop`: a write waiting for the database gives up (``outage.py``)
+    stopping = False
+
     async def stop(self) -> None:
+        self.stopping = True
         self.post(Stop())
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
@@ -210,9 +215,8 @@ class Table:
             self.match.game = Game.from_record(game.record())
             raise IllegalAction(f"the server could not apply {action}") from None
         try:
-            await self.storage.append_action(self.game_ids[-1], self.moves, seat,
-                                             action.to_dict(), source, table_id=self.id,
-                                             version=self.logged + 1)
+            # (the database out of reach: the table pauses here until it is back)
+            await store_action(self, seat, action.to_dict(), source)
         except Exception:
             log.exception("table %s: storing an action failed; taking it back", self.id)
             record = game.record()

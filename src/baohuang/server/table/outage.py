@@ -1,0 +1,91 @@
+"""A table whose database is out of reach pauses and goes on by itself.
+
+An action is stored before anybody hears of it.  When the database cannot be reached
+(PostgreSQL restarting, the network cut), :func:`store_action` keeps the action and
+tries its write again, a little later each time (up to every 2 s): the table's actor
+waits there — the table pauses — and every client at the table is told
+(``{"type": "pause", "paused": true, "reason": "database"}``, then ``"paused": false``
+when the write is taken; docs/protocol.md).  Messages that arrive meanwhile wait in
+the table's inbox and are handled after it, as always, in order; so a bot's or 托管's
+move, a timeout and a player's move are none of them lost.
+
+Nothing is written twice: the write carries the table's next version and is fenced
+(:class:`~baohuang.server.db.storage.FencedWrite`).  A write whose answer was lost with
+the connection may have been committed: when the retry is refused, the action counts
+as stored if the table's stored version has reached it while its fencing token is
+still this server's (no other node wrote it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..db.storage import FencedWrite
+from ..wire.protocol import encode
+
+if TYPE_CHECKING:
+    from .tables import Table
+
+__all__ = ["RETRY_FIRST", "RETRY_MAX", "store_action"]
+
+log = logging.getLogger("baohuang.server")
+RETRY_FIRST, RETRY_MAX = 0.25, 2.0
+
+#: what a database out of reach raises (SQLAlchemy wraps the driver's errors; a refused
+#: or reset connection can come through as the OS's)
+UNREACHABLE = (SQLAlchemyError, OSError)
+
+
+def tell(table: Table, paused: bool) -> None:
+    """Every client at ``table``: the table pauses (or goes on)."""
+    message: dict[str, Any] = {"type": "pause", "paused": paused}
+    if paused:
+        message["reason"] = "database"
+    text = encode(message)
+    for conn in table.conns():
+        conn.send(text)
+
+
+async def _written(table: Table, version: int) -> bool:
+    """Whether ``version`` of ``table``'s log is stored, by this server."""
+    storage = table.storage
+    return (await storage.table_fence(table.id) == storage.fences.get(table.id, 0)
+            and await storage.table_version(table.id) >= version)
+
+
+async def store_action(table: Table, seat: int, action: dict[str, Any], source: str) -> None:
+    """Store ``action`` as ``table``'s next version, waiting for as long as the database
+    is out of reach (the table paused).  Raises :class:`FencedWrite` when another
+    writer holds the table, and the database's error if the table stops meanwhile."""
+    version = table.logged + 1
+    delay, paused = RETRY_FIRST, False
+    while True:
+        try:
+            try:
+                await table.storage.append_action(
+                    table.game_ids[-1], table.moves, seat, action, source,
+                    table_id=table.id, version=version)
+            except FencedWrite:
+                if not (paused and await _written(table, version)):
+                    raise
+            break                           # (stored, or the lost answer's write was)
+        except UNREACHABLE:
+            if table.stopping:
+                raise
+            if not paused:
+                paused = True
+                log.warning("table %s: the database is out of reach; paused at version %d",
+                            table.id, version)
+                tell(table, True)
+        await asyncio.sleep(delay)
+        delay = min(RETRY_MAX, delay * 2)
+        if table.stopping:
+            raise ConnectionError(f"table {table.id} stopped while its database was out "
+                                  "of reach")
+    if paused:
+        log.info("table %s: the database is back; version %d stored", table.id, version)
+        tell(table, False)

@@ -1,0 +1,131 @@
+"""PostgreSQL briefly unreachable, for real: a cluster node (real redis-server) on a
+PostgreSQL of the test's own runs a table of five connected players and a table of
+five server bots; in the middle of their games the test stops PostgreSQL (``pg_ctl
+stop -m fast``) and starts it again a few seconds later.  The tables pause — every
+player is told (``pause``), then told they go on — and resume by themselves: the
+bots' moves that could not be stored are stored once the database is back, both games
+end with the very actions and results of the same deals played undisturbed, and every
+version of each table's log is stored once."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_support import guests, play_together
+
+from baohuang.client import Client
+from baohuang.server.cluster.services import Postgres, RedisServer
+from baohuang.server.db.storage import open_storage
+from baohuang.server.harness import ServerProcess, free_port
+
+FLAGS = ("--bot-delay", "0.02", "--hosted-delay", "0", "--next-game-delay", "0",
+         "--away-grace", "60", "--log-level", "info")
+PLAYERS = {"practice": True, "seed": 20261206, "timeout": 600, "games": 1}
+BOTS = {"practice": True, "seed": 20261207, "timeout": 600, "games": 1,
+        "bots": {str(seat): "heuristic" for seat in range(5)}}
+
+
+async def _games(db_url: str, ids: list[str], within: float = 180.0) -> list[dict[str, Any]]:
+    """The one game of each table, once every one is over."""
+    storage = await open_storage(db_url)
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while True:
+            games = [await storage.table_games(table_id) for table_id in ids]
+            if all(g and g[0]["status"] == "over" for g in games):
+                return [g[0] for g in games]
+            assert loop.time() < deadline, "the tables did not finish in time"
+            await asyncio.sleep(0.1)
+    finally:
+        await storage.close()
+
+
+async def _session(url: str, db_url: str, outage: Any = None
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Any]]:
+    """Both tables played at the node at ``url``; ``outage`` (a coroutine function) is
+    started once the players' table passes version 40.  The stored games, every
+    ``pause`` message the players got, and the players' results."""
+    clients = await guests(url, 5, "o")
+    owner = Client(url, token=clients[0].token)
+    players = (await owner.create_table(**PLAYERS))["id"]
+    bots = (await owner.create_table(**BOTS))["id"]
+    pauses: list[dict[str, Any]] = []
+    begun = asyncio.Event()
+
+    def watch(message: dict[str, Any]) -> None:
+        if message.get("type") == "pause":
+            pauses.append(message)
+        if message.get("version", 0) >= 40:
+            begun.set()
+
+    async def disturb() -> None:
+        await begun.wait()
+        await outage()
+
+    task = asyncio.create_task(disturb()) if outage is not None else None
+    results = await play_together(clients, players, on_message=watch)
+    if task is not None:
+        await task
+    return await _games(db_url, [players, bots]), pauses, results
+
+
+def _pg_ctl(pg: Postgres, *args: str) -> None:
+    programs = Postgres.programs()
+    assert programs is not None
+    subprocess.run(pg._as_owner([str(programs / "pg_ctl"), "-D", str(pg.data), *args]),
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def test_postgres_out_of_reach_pauses_the_tables_and_they_go_on_the_same(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    if Postgres.programs() is None:
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    single = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'single.db'}", None, *FLAGS,
+                           log=tmp_path / "single.log")
+    with single:
+        undisturbed, none, _ = asyncio.run(
+            _session(single.url, f"sqlite+aiosqlite:///{tmp_path / 'single.db'}"))
+    assert none == []
+
+    # (as root PostgreSQL runs as the user postgres, who cannot enter pytest's tmp_path)
+    home = Path(tempfile.mkdtemp(prefix="bh-outage-"))
+    home.chmod(0o755)
+    pg = Postgres(free_port(), home / "pg")
+    pg.start()
+    node = ServerProcess(pg.url, None, *FLAGS, "--redis", redis_server.url, "--node", "one",
+                         log=tmp_path / "one.log")
+    try:
+        node.start()
+
+        async def outage() -> None:
+            await asyncio.to_thread(_pg_ctl, pg, "stop", "-m", "fast", "-w")
+            await asyncio.sleep(3)              # (the tables wait meanwhile)
+            await asyncio.to_thread(pg.start)
+
+        games, pauses, results = asyncio.run(_session(node.url, pg.url, outage))
+    finally:
+        node.stop()
+        pg.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+    log = (tmp_path / "one.log").read_text()
+    assert "the database is out of reach; paused" in log
+    assert "the database is back" in log
+    # the players were told: paused, then going on (each of the five both)
+    assert [p["paused"] for p in pauses].count(True) >= 5
+    assert [p["paused"] for p in pauses].count(False) >= 5
+    assert all(p.get("reason") == "database" for p in pauses if p["paused"])
+    assert pauses[-1]["paused"] is False
+    for game, alone in zip(games, undisturbed, strict=True):
+        assert [a["action"] for a in game["actions"]] == \
+            [a["action"] for a in alone["actions"]]
+        assert game["result"] == alone["result"]
+    outcome = results[0].games[0]["result"]
+    assert all(r.games[0]["result"] == outcome for r in results)
