@@ -25,8 +25,8 @@ from .rules import RuleSet
 
 __all__ = [
     "InvalidPlay",
-    "answer_shapes",
     "Shape",
+    "answer_shapes",
     "beatable",
     "beats",
     "classify",
