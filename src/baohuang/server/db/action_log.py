@@ -1,6 +1,8 @@
-"""The action log: every accepted action of every table, written through one writer
-task that groups the writes of all tables into one transaction (group commit); a
-table awaits its write before it tells anybody.  Every action carries its table's
+"""The action log: every accepted action of every table.  The writes of all tables
+that are ready in one turn of the event loop go in one transaction (group commit),
+on an SQLite file right from the event loop while nobody else holds its write lock,
+else by one task that writes such batches one after the other; a table awaits its
+write before it tells anybody.  Every action carries its table's
 next version and is written only if the version before it is the last one stored and
 the table's fencing token is the writer's; otherwise :class:`FencedWrite` (a node that
 lost a table can never write to it)."""
@@ -8,7 +10,6 @@ lost a table can never write to it)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from typing import Any
 
@@ -81,23 +82,22 @@ class ActionLog(Database):
         #: the fencing token this server writes each table's actions with (a table not
         #: here: 0, the token of a table no cluster node ever claimed)
         self.fences: dict[str, int] = {}
-        self._wake = asyncio.Event()
-        self._writer: asyncio.Task[None] | None = None
+        self._flush_due = False
+        #: batches for the slow way (a thread that waits for SQLite's lock, or the async
+        #: engine), written one after the other by one task
+        self._slow: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        self._slow_writer: asyncio.Task[None] | None = None
         #: the loop ``start`` ran on (asking asyncio for the running loop costs a
         #: system call on Python 3.11, once per action)
         self._event_loop: asyncio.AbstractEventLoop | None = None
 
     def start(self) -> None:
         self._event_loop = asyncio.get_running_loop()
-        self._writer = self._event_loop.create_task(self._write_actions())
 
     async def close(self) -> None:
-        if self._writer is not None:
-            while self._pending:
-                await asyncio.sleep(0.01)
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        while self._pending or self._flush_due or self._slow \
+                or (self._slow_writer is not None and not self._slow_writer.done()):
+            await asyncio.sleep(0.01)
         await super().close()
 
     # -- actions (group commit) -------------------------------------------------
@@ -108,26 +108,44 @@ class ActionLog(Database):
         is committed.  Raises :class:`FencedWrite`, nothing written, unless the table's
         last stored version is ``version - 1`` and its fencing token is this server's
         (:attr:`fences`)."""
-        future: asyncio.Future[None] = (self._event_loop
-                                        or asyncio.get_running_loop()).create_future()
+        loop = self._event_loop or asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
         row = {"game_id": game_id, "seq": seq, "seat": seat, "action": action,
                "source": source, "at": time.time(), "table_id": table_id,
                "version": version, "fence": self.fences.get(table_id, 0)}
         self._pending.append((row, future))
-        self._wake.set()
+        if not self._flush_due:
+            self._flush_due = True
+            # two turns of the event loop: the tables that are ready now add their
+            # actions to this batch too (half as many commits when busy)
+            loop.call_soon(loop.call_soon, self._flush)
         await future
 
-    async def _write_actions(self) -> None:
-        while True:
-            await self._wake.wait()
-            # one more turn of the event loop: the tables that are ready now add their
-            # actions to this batch too (half as many commits when busy; when idle this
-            # costs a few microseconds)
-            await asyncio.sleep(0)
-            self._wake.clear()
-            batch, self._pending = self._pending, []
-            if not batch:
-                continue
+    def _flush(self) -> None:
+        """Write the pending actions as one batch: on an SQLite file right here, on the
+        event loop, when nobody else holds the write lock (no task and no thread to
+        wake); else the slow way."""
+        self._flush_due = False
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        if self._sqlite is not None and not self._slow:
+            try:
+                written = self._sqlite.insert_now([row for row, _ in batch])
+            except Exception:
+                written = None          # (tried again the slow way, then one by one)
+            if written is not None:
+                for (row, future), ok in zip(batch, written, strict=True):
+                    _settle(future, row, ok)
+                return
+        self._slow += batch
+        if self._slow_writer is None or self._slow_writer.done():
+            loop = self._event_loop or asyncio.get_running_loop()
+            self._slow_writer = loop.create_task(self._write_slowly())
+
+    async def _write_slowly(self) -> None:
+        while self._slow:
+            batch, self._slow = self._slow, []
             try:
                 written = await self._insert_actions([row for row, _ in batch])
             except Exception:

@@ -63,6 +63,13 @@ def _json(value: Any) -> str:
 _json_encoder = msgspec.json.Encoder()
 
 
+def _params(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The parameters of :attr:`SqliteActions.SQL` for each action."""
+    return [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"],
+             r["table_id"], r["version"], r["table_id"], r["fence"], r["table_id"],
+             r["version"]) for r in rows]
+
+
 class SqliteOnLoop:
     """The small statements of a table's life and of a connection's handshake — a
     player takes a seat, a game gets its row, a session token is looked up — run on
@@ -174,14 +181,20 @@ class SqliteActions:
     async def insert(self, rows: list[dict[str, Any]]) -> list[bool]:
         """Write ``rows`` (with ``fence``, the writer's token) in one transaction; for
         each, whether it was written (False: fenced)."""
-        params = [(r["game_id"], r["seq"], r["seat"], _json(r["action"]), r["source"], r["at"],
-                   r["table_id"], r["version"], r["table_id"], r["fence"], r["table_id"],
-                   r["version"]) for r in rows]
+        params = _params(rows)
         written = self._write_now(params)
         if written is None:
             written = await asyncio.get_running_loop().run_in_executor(
                 self._thread, self._write, params)
         self.committed()
+        return written
+
+    def insert_now(self, rows: list[dict[str, Any]]) -> list[bool] | None:
+        """:meth:`insert` right here, on the event loop — or None, nothing written,
+        when another connection holds the write lock."""
+        written = self._write_now(_params(rows))
+        if written is not None:
+            self.committed()
         return written
 
     def committed(self) -> None:
