@@ -110,6 +110,42 @@ def test_a_table_write_waits_for_another_writer_off_the_loop(tmp_path: Path) -> 
 
 
 
+def test_a_result_and_an_action_wait_for_another_writer_off_the_loop(tmp_path: Path) -> None:
+    """SQLite: a finished game's results and an action are written on the event loop
+    when the file is free; while another connection holds the write lock they wait
+    elsewhere — the loop runs on — and both land, whole, once it is free."""
+    path = tmp_path / "locked.db"
+
+    async def main() -> None:
+        storage = await open_storage(f"sqlite+aiosqlite:///{path}")
+        try:
+            user = await storage.create_user("late", name_key="late", password_hash=None,
+                                             guest=True, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+            game_id = await _table_with_game(storage, "table-dddddd", 1)
+            holder = sqlite3.connect(path)
+            holder.execute("BEGIN IMMEDIATE")             # another writer holds the lock
+            action = asyncio.create_task(storage.append_action(
+                game_id, 0, 0, {"kind": "pass"}, "player", table_id="table-dddddd",
+                version=1))
+            result = asyncio.create_task(_finish(storage, game_id, "table-dddddd", user.id,
+                                                 "finished"))
+            rows = {r["id"]: r for r in await asyncio.wait_for(storage.unfinished_tables(), 10)}
+            assert "table-dddddd" in rows and not action.done() and not result.done()
+            holder.rollback()
+            holder.close()
+            await asyncio.wait_for(asyncio.gather(action, result), 30)
+            assert "table-dddddd" not in {r["id"] for r in await storage.unfinished_tables()}
+            after = await storage.user(user.id)
+            assert after is not None and (after.games, after.points) == (1, 2)
+            stored = await storage.game(game_id)
+            assert stored is not None and [a["action"] for a in stored["actions"]] \
+                == [{"kind": "pass"}] and len(stored["players"]) == 5
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+
+
 def _seats_in_the_file(path: Path, table_id: str) -> Any:
     """A table's seats as the database file itself has them (the write-ahead log not
     read: only what a checkpoint has copied)."""

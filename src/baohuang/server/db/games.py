@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .database import Database
@@ -86,21 +86,23 @@ class GameStore(Database):
         table_values: dict[str, Any] = {"totals": totals, "status": status}
         if status != "playing":
             table_values["finished"] = now
-        async with self._results_lock, self.engine.begin() as conn:
+        lock_users = self.dialect == "postgresql"
+
+        def record(conn: Connection) -> None:
             new_ratings: dict[int, tuple[float, float]] = {}
             if rate is not None:
                 seat_users = [p["user_id"] for p in players]
                 ids = [u for u in seat_users if u is not None]
                 query = select(users.c.id, users.c.mu, users.c.sigma).where(users.c.id.in_(ids))
-                if self.dialect == "postgresql":
+                if lock_users:
                     query = query.with_for_update()
-                current = {r.id: (r.mu, r.sigma) for r in await conn.execute(query)}
+                current = {r.id: (r.mu, r.sigma) for r in conn.execute(query)}
                 rated = rate([None if u is None else current.get(u) for u in seat_users])
                 new_ratings = {u: r for u, r in zip(seat_users, rated, strict=True)
                                if u is not None and r is not None}
-            await conn.execute(update(games).where(games.c.id == game_id).values(
+            conn.execute(update(games).where(games.c.id == game_id).values(
                 status="over", result=result, scored=scored, hosted=hosted, finished=now))
-            await conn.execute(insert(game_players), [
+            conn.execute(insert(game_players), [
                 {**p, "game_id": game_id, "finished": now} for p in players])
             # (one statement for all the users, executed with each user's numbers: a
             # table writes this at the end of every game)
@@ -115,11 +117,20 @@ class GameStore(Database):
                 else:
                     rerated.append({**numbers, "new_mu": rating[0], "new_sigma": rating[1]})
             if rerated:
-                await conn.execute(_ADD_TO_USER_RATED, rerated)
+                conn.execute(_ADD_TO_USER_RATED, rerated)
             if unrated:
-                await conn.execute(_ADD_TO_USER, unrated)
-            await conn.execute(update(tables).where(tables.c.id == table_id)
-                               .values(**table_values))
+                conn.execute(_ADD_TO_USER, unrated)
+            conn.execute(update(tables).where(tables.c.id == table_id).values(**table_values))
+
+        async with self._results_lock:
+            # (on an SQLite file, on the event loop unless another connection is writing:
+            # through the async engine each of these statements is a hand-off to a thread)
+            if self._on_loop is not None and self._sqlite is not None \
+                    and self._on_loop.transaction(record):
+                self._sqlite.committed()
+                return
+            async with self.engine.begin() as conn:
+                await conn.run_sync(record)
 
     # -- history and replay ------------------------------------------------------------------
     async def history(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:

@@ -16,11 +16,11 @@ import asyncio
 import concurrent.futures
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
-from sqlalchemy import URL, Row, create_engine, event
+from sqlalchemy import URL, Connection, Row, create_engine, event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Executable
@@ -113,6 +113,18 @@ class SqliteOnLoop:
             if _locked(exc):
                 return None
             raise
+
+    def transaction(self, work: Callable[[Connection], None]) -> bool:
+        """``work`` on a connection in a transaction of its own: True once committed,
+        False — nothing done — when another connection is writing."""
+        try:
+            with self.engine.begin() as conn:
+                work(conn)
+        except OperationalError as exc:
+            if _locked(exc):
+                return False
+            raise
+        return True
 
     def close(self) -> None:
         self.engine.dispose()
