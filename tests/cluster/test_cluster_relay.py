@@ -44,6 +44,13 @@ async def _play(table_url: str, players_url: str) -> tuple[list[PlayResult], Pla
     watched = await asyncio.wait_for(watcher, 60)
     history = await clients[0].history()
     record = (await clients[0].replay(history[0]["game_id"]))["record"]
+    # the match is over; a player asks node one (where he is) for a new one: the
+    # table's node makes it, each player in his seat, and a second ask gets the same
+    again = [await clients[i].request("POST", f"/api/tables/{table_id}/rematch")
+             for i in (0, 3)]
+    assert again[0]["id"] == again[1]["id"] != table_id
+    assert again[0]["seat"] in range(5) and again[1]["seat"] in range(5)
+    assert again[0]["seat"] != again[1]["seat"]
     return results, watched, listed, record
 
 
@@ -85,7 +92,7 @@ def test_players_and_a_watcher_on_one_node_play_a_table_on_another(
             for node in nodes:
                 node.stop()
 
-    assert tables == [0, 1]                  # the actor ran on node two only
+    assert tables == [0, 2]         # the actors (the match, its rematch) ran on node two
     outcome = results[0].games[0]["result"]
     assert all(r.games[0]["result"] == outcome for r in results)
     assert watched.games and watched.games[0]["result"] == outcome

@@ -24,7 +24,9 @@ every table and resolves an invitation code of any table.
 
 A message is one string, ``kind|…|payload``: from a client's node ``o|node|route|1|user``
 (open), ``i|node|route|n|message``, ``b|node|route|n|`` (bye); from a table's node
-``t|route|n|text`` and ``c|route|n|code|reason`` (close).  Node names hold no ``|``.
+``t|route|n|text`` and ``c|route|n|code|reason`` (close); a request to a table's node
+``q|node|id|0|json`` and its answer ``a|id|0|json`` (a new match asked for on another
+node than the finished table's).  Node names hold no ``|``.
 What a node queues for another while it is publishing goes out as one publish (the
 messages joined by the control character RS, which JSON never holds unescaped): the
 five updates of a move for five players on one node are one Redis message.
@@ -71,6 +73,11 @@ return 0
 """
 
 
+def _over(entry: dict[str, Any]) -> bool:
+    """Whether a directory entry is of a table whose match is over."""
+    return entry["table"].get("status") not in ("open", "playing")
+
+
 class RelayHost(Protocol):
     """What the relay needs of the lobby: its tables in memory."""
 
@@ -78,6 +85,8 @@ class RelayHost(Protocol):
     def live(self) -> dict[str, Any]: ...
 
     def get(self, key: str) -> Any: ...
+
+    async def rematch(self, table: Any, user: UserRecord) -> Any: ...
 
 
 class RemoteRoute:
@@ -229,6 +238,9 @@ class Relay:
         self._subscribed = asyncio.Event()
         self._forget = redis.register_script(_FORGET)
         self._listed: set[str] = set()
+        #: requests to other nodes awaiting their answers, and this node's answering
+        self._calls: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._answering: set[asyncio.Task[None]] = set()
 
     def channel_of(self, node: str) -> str:
         return f"{self.prefix}node:{node}"
@@ -328,6 +340,12 @@ class Relay:
     def dispatch(self, text: str) -> None:
         """One message from another node."""
         kind = text[:1]
+        if kind == "a":
+            _, call_id, _, payload = text.split("|", 3)
+            future = self._calls.pop(int(call_id), None)
+            if future is not None and not future.done():
+                future.set_result(json.loads(payload))
+            return
         if kind in "tc":
             _, route_id, number, payload = text.split("|", 3)
             route = self.routes.get(int(route_id))
@@ -336,6 +354,12 @@ class Relay:
             return
         _, node, route_text, seq_text, payload = text.split("|", 4)
         key, seq = (node, int(route_text)), int(seq_text)
+        if kind == "q":
+            task = asyncio.get_running_loop().create_task(
+                self._answer(node, key[1], json.loads(payload)))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+            return
         if kind == "o":
             data = json.loads(payload)
             self.clients[key] = RemoteClient(self, node, key[1],
@@ -355,6 +379,44 @@ class Relay:
             client.close(1012, "messages between servers were lost; reconnect")
             return
         client.take(payload)
+
+    # -- requests to the node of a table -------------------------------------------------
+
+    async def rematch(self, node: str, table_id: str, user: UserRecord) -> dict[str, Any]:
+        """Ask ``node``, which runs ``table_id``, for the table's new match for ``user``
+        (``POST /api/tables/{key}/rematch`` reached another node): the new table's
+        answer, or ``{"error": [code, message]}``."""
+        call_id = next(_routes)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._calls[call_id] = future
+        request = {"op": "rematch", "table": table_id, "user": dataclasses.asdict(user)}
+        self.publish(node, f"q|{self.node}|{call_id}|0|{json.dumps(request)}")
+        try:
+            return await asyncio.wait_for(future, 10)
+        except TimeoutError:
+            return {"error": ["table_moving", "the table's server did not answer; "
+                              "try again in a moment"]}
+        finally:
+            self._calls.pop(call_id, None)
+
+    async def _answer(self, node: str, call_id: int, request: dict[str, Any]) -> None:
+        answer: dict[str, Any]
+        table = self.host.get(str(request.get("table", "")))
+        if request.get("op") != "rematch":
+            answer = {"error": ["bad_request", "unknown request"]}
+        elif table is None:
+            answer = {"error": ["not_found", "the table is not on this server"]}
+        else:
+            user = UserRecord(**request["user"])
+            try:
+                new = await self.host.rematch(table, user)
+            except ValueError as exc:              # (LobbyError: code and message)
+                answer = {"error": [getattr(exc, "code", "bad_request"),
+                                    getattr(exc, "message", str(exc))]}
+            else:
+                answer = {"id": new.id, "code": new.settings.code,
+                          "seat": new.seat_of(user.id), "table": new.table_json(None)}
+        self.publish(node, f"a|{call_id}|0|{json.dumps(answer)}")
 
     # -- finding a table -----------------------------------------------------------
 
@@ -376,20 +438,33 @@ class Relay:
             table = self.host.get(key)
             if table is not None:
                 return table
-            table_id = key
-            if not await self.redis.hexists(f"{self.prefix}tables", key):
-                code: Any = await self.redis.hget(f"{self.prefix}codes", key.strip().upper())
-                table_id = str(code or key)
+            table_id, entry = await self._entry_of(key)
             holder = await self.leases.holder(table_id)
             if holder is not None and holder.node != self.node:
                 return holder.node, table_id
-            known = holder is not None or await self.redis.hexists(f"{self.prefix}tables",
-                                                                   table_id)
-            if not known:
+            if holder is None and entry is not None and _over(entry):
+                # a finished table is held by nobody: it stays on its node (while that
+                # keeps it in memory) for its last messages and its new match
+                alive = entry["node"] != self.node and await self._alive(entry["node"])
+                return (entry["node"], table_id) if alive else None
+            if holder is None and entry is None:
                 return None
             if time.monotonic() >= deadline:
                 return "moving"
             await asyncio.sleep(0.2)
+
+    async def _entry_of(self, key: str) -> tuple[str, dict[str, Any] | None]:
+        """The table id of ``key`` (an id or a code) and its directory entry, if any."""
+        text: Any = await self.redis.hget(f"{self.prefix}tables", key)
+        if text is None:
+            code: Any = await self.redis.hget(f"{self.prefix}codes", key.strip().upper())
+            if code is not None:
+                key = str(code)
+                text = await self.redis.hget(f"{self.prefix}tables", key)
+        return key, None if text is None else json.loads(text)
+
+    async def _alive(self, node: str) -> bool:
+        return bool(await self.redis.exists(f"{self.prefix}alive:{node}"))
 
     def attach(self, conn: Subscriber, current: Route | None, node: str,
                table_id: str) -> RemoteRoute:
@@ -413,11 +488,10 @@ class Relay:
         pipe = self.redis.pipeline(transaction=False)
         # (alive for two rounds' time to live: one slow round does not make it gone)
         pipe.set(f"{self.prefix}alive:{self.node}", "1", px=max(1, round(2 * self.ttl * 1000)))
-        running = set()
+        running = set()                 # (every table in memory: finished ones too)
         for table in list(self.host.live.values()):
-            if table.status in ("open", "playing"):
-                running.add(table.id)
-                self._entry(pipe, table, now)
+            running.add(table.id)
+            self._entry(pipe, table, now)
         await pipe.execute()
         for table_id in self._listed - running:
             table = self.host.live.get(table_id)
@@ -442,8 +516,13 @@ class Relay:
             by_table[route.table_id].append(route)
         for table_id, routes in by_table.items():
             holder = await self.leases.holder(table_id)
+            where: str | None = None if holder is None else holder.node
+            if holder is None:          # (a finished table stays where it is)
+                _, entry = await self._entry_of(table_id)
+                if entry is not None and _over(entry) and await self._alive(entry["node"]):
+                    where = entry["node"]
             for route in routes:
-                if holder is None or holder.node != route.node:
+                if where != route.node:
                     route.end()
                     route.conn.close(1012, "the table moved to another server; reconnect")
 
@@ -481,11 +560,5 @@ class Relay:
 
     async def entry(self, key: str) -> dict[str, Any] | None:
         """A table's lobby entry by id or code, whichever node runs it."""
-        text: Any = await self.redis.hget(f"{self.prefix}tables", key)
-        if text is None:
-            table_id: Any = await self.redis.hget(f"{self.prefix}codes", key.strip().upper())
-            text = await self.redis.hget(f"{self.prefix}tables", table_id) if table_id else None
-        if text is None:
-            return None
-        table: dict[str, Any] = json.loads(text)["table"]
-        return table
+        _, entry = await self._entry_of(key)
+        return None if entry is None else dict(entry["table"])

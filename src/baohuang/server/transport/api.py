@@ -244,9 +244,20 @@ async def rematch(request: Request) -> Response:
     if user is None:
         return error(401, "login_required", "playing needs a session")
     lobby = server_state(request).lobby
-    table = lobby.get(request.path_params["key"])
+    key = request.path_params["key"]
+    table = lobby.get(key)
+    if table is None and lobby.relay is not None:    # a cluster: the table's node makes it
+        found = await lobby.relay.locate(key, wait=0)
+        if isinstance(found, tuple):
+            answer = await lobby.relay.rematch(found[0], found[1], user)
+            if "error" in answer:
+                code, message = answer["error"]
+                status = {"not_found": 404, "table_moving": 503, "too_many_tables": 429}
+                return error(status.get(code, 400), code, message)
+            return JSONResponse(answer, status_code=201)
+        table = found if found not in (None, "moving") else None
     if table is None:
-        return error(404, "not_found", f"no table {request.path_params['key'][:40]!r}")
+        return error(404, "not_found", f"no table {key[:40]!r}")
     new = await lobby.rematch(table, user)
     return JSONResponse({"id": new.id, "code": new.settings.code, "seat": new.seat_of(user.id),
                          "table": new.table_json(None)}, status_code=201)
