@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
 from helpers import A, act, actor, find_game, play_in_order, rules, stage, through_roles
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import baohuang as bh
 from baohuang import Game, Stage
@@ -192,3 +195,20 @@ def test_every_view_of_a_whole_game_is_plain_json() -> None:
             n += 1
         for viewer in VIEWERS:
             assert_json(game.view(viewer))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), preset=st.sampled_from(sorted(bh.PRESETS)))
+def test_views_kept_between_moves_equal_views_made_afresh(seed: int, preset: str) -> None:
+    """A game keeps parts of its views from move to move (the public part, hand counts,
+    the play to beat, sorted hands, seen events): at every state of a random game each
+    seat's view equals the one a game rebuilt from the record makes from nothing."""
+    game = Game.new(bh.RuleSet.preset(preset), seed=seed)
+    rng = random.Random(seed)
+    while True:
+        fresh = Game.from_record(game.record())
+        for seat in VIEWERS:
+            assert game.view(seat) == fresh.view(seat)
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))

@@ -158,6 +158,10 @@ class _Public(NamedTuple):
     left: tuple[int, ...]
     last_play: LastPlay | None
     view: tuple[Any, ...]                         # the values of PUBLIC_FIELDS
+    # what hand_counts and last_play were made of: made again only when these change
+    counts: list[list[int]] | None                # st.counts (the list itself)
+    hand_changes: tuple[int, ...]                 # st.hand_changes then
+    last: Any                                     # st.last (the tuple itself)
 
 
 class ViewCache:
@@ -192,7 +196,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
     before = vc.public
     if before is None or before.seen > seen:
-        before = _Public(0, [], (), (), (), (), (), None, ())
+        before = _Public(0, [], (), (), (), (), (), None, (), None, (), None)
     played, played_cards = before.played, before.played_cards
     # Events only ever grow, so the played cards are extended, not rebuilt.
     grew = len(played)
@@ -201,13 +205,22 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
             played.extend(_cards(cast(Play, ev.data).cards))
     if len(played) != grew:
         played_cards = tuple(played)
-    last = st.last
     stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks)
-    hand_counts = _same_or(tuple(map(sum, st.counts)), before.hand_counts)
+    # (a hand's card counts change only with its change count, or with a new deal's
+    # lists; the play to beat only with a new st.last: most moves leave both alone)
+    counts, hand_changes = st.counts, tuple(st.hand_changes)
+    if counts is before.counts and hand_changes == before.hand_changes:
+        hand_counts = before.hand_counts
+    else:
+        hand_counts = _same_or(tuple(map(sum, counts)), before.hand_counts)
+    last = st.last
+    if last is before.last:
+        last_play = before.last_play
+    else:
+        last_play = None if last is None else _same_or(LastPlay(last[0], last[2]),
+                                                        before.last_play)
     rebels = _same_or(tuple(st.rebels), before.rebels)
     out, left = _same_or(tuple(st.out), before.out), _same_or(tuple(st.left), before.left)
-    last_play = None if last is None else _same_or(LastPlay(last[0], last[2]),
-                                                    before.last_play)
     stage = st.stage
     rules = vc.rules
     if rules is None:
@@ -222,7 +235,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
         hands={s: _sorted_hand(st, s, vc) for s in range(5) if st.hands[s]}
         if stage is _OVER else {})
     public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
-                     view)
+                     view, counts, hand_changes, last)
     vc.public = public
     return public
 
