@@ -17,10 +17,9 @@ by version, as after any reconnect.  A node that dies stops renewing its
 (as disconnects), and the nodes of its tables' clients, seeing another holder or
 none, close those clients' sockets (1012) so that they reconnect.
 
-The relay also keeps the cluster's directory of tables in Redis: every node writes
-each open or playing table it runs into the hash ``{prefix}tables`` (its lobby entry,
-its node, when) and its short code into ``{prefix}codes``, so that every node lists
-every table and resolves an invitation code of any table.
+The relay also keeps this node's part of the cluster's directory of tables
+(:mod:`.directory`), so that every node lists every table, resolves an invitation
+code of any table, and finds a finished table on the node that keeps it.
 
 A message is one string, ``kind|…|payload``: from a client's node ``o|node|route|1|user``
 (open), ``i|node|route|n|message``, ``b|node|route|n|`` (bye); from a table's node
@@ -52,6 +51,7 @@ from ..db.storage import UserRecord
 from ..table.inputs import ClientInput, Disconnect, Input, Route
 from ..table.subscriber import Subscriber
 from ..wire.protocol import Join, ProtocolError, decode_client, encode, error_message
+from .directory import Directory, over
 from .lease import Leases
 
 __all__ = ["Relay", "RelayHost", "RemoteClient", "RemoteRoute"]
@@ -60,23 +60,6 @@ log = logging.getLogger("baohuang.server")
 _routes = itertools.count(1)
 _encoder = msgspec.json.Encoder()
 _RS = "\x1e"          # between the messages of one publish
-
-#: delete a directory entry only if this node wrote it (another may hold the table now)
-_FORGET = """
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if v and cjson.decode(v)['node'] == ARGV[2] then
-  redis.call('HDEL', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[3])
-  return 1
-end
-return 0
-"""
-
-
-def _over(entry: dict[str, Any]) -> bool:
-    """Whether a directory entry is of a table whose match is over."""
-    return entry["table"].get("status") not in ("open", "playing")
-
 
 class RelayHost(Protocol):
     """What the relay needs of the lobby: its tables in memory."""
@@ -236,8 +219,7 @@ class Relay:
         self._ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
-        self._forget = redis.register_script(_FORGET)
-        self._listed: set[str] = set()
+        self.directory = Directory(redis, node, ttl, prefix)
         #: requests to other nodes awaiting their answers, and this node's answering
         self._calls: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._answering: set[asyncio.Task[None]] = set()
@@ -271,7 +253,7 @@ class Relay:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         with contextlib.suppress(Exception):
-            await self.redis.delete(f"{self.prefix}alive:{self.node}")
+            await self.directory.leave()
 
     def publish(self, node: str, payload: str) -> None:
         """Queue one message for ``node`` (one task sends them in order)."""
@@ -438,33 +420,21 @@ class Relay:
             table = self.host.get(key)
             if table is not None:
                 return table
-            table_id, entry = await self._entry_of(key)
+            table_id, entry = await self.directory.find(key)
             holder = await self.leases.holder(table_id)
             if holder is not None and holder.node != self.node:
                 return holder.node, table_id
-            if holder is None and entry is not None and _over(entry):
+            if holder is None and entry is not None and over(entry):
                 # a finished table is held by nobody: it stays on its node (while that
                 # keeps it in memory) for its last messages and its new match
-                alive = entry["node"] != self.node and await self._alive(entry["node"])
+                alive = entry["node"] != self.node and (await self.directory.alive(
+                    entry["node"]))[0]
                 return (entry["node"], table_id) if alive else None
             if holder is None and entry is None:
                 return None
             if time.monotonic() >= deadline:
                 return "moving"
             await asyncio.sleep(0.2)
-
-    async def _entry_of(self, key: str) -> tuple[str, dict[str, Any] | None]:
-        """The table id of ``key`` (an id or a code) and its directory entry, if any."""
-        text: Any = await self.redis.hget(f"{self.prefix}tables", key)
-        if text is None:
-            code: Any = await self.redis.hget(f"{self.prefix}codes", key.strip().upper())
-            if code is not None:
-                key = str(code)
-                text = await self.redis.hget(f"{self.prefix}tables", key)
-        return key, None if text is None else json.loads(text)
-
-    async def _alive(self, node: str) -> bool:
-        return bool(await self.redis.exists(f"{self.prefix}alive:{node}"))
 
     def attach(self, conn: Subscriber, current: Route | None, node: str,
                table_id: str) -> RemoteRoute:
@@ -484,33 +454,15 @@ class Relay:
     async def round(self) -> None:
         """This node is alive; its tables in the directory; clients whose node is gone
         let go; clients whose table moved sent to reconnect."""
-        now = time.time()
-        pipe = self.redis.pipeline(transaction=False)
-        # (alive for two rounds' time to live: one slow round does not make it gone)
-        pipe.set(f"{self.prefix}alive:{self.node}", "1", px=max(1, round(2 * self.ttl * 1000)))
-        running = set()                 # (every table in memory: finished ones too)
-        for table in list(self.host.live.values()):
-            running.add(table.id)
-            self._entry(pipe, table, now)
-        await pipe.execute()
-        for table_id in self._listed - running:
-            table = self.host.live.get(table_id)
-            code = table.settings.code if table is not None else ""
-            await self._forget(keys=[f"{self.prefix}tables", f"{self.prefix}codes"],
-                               args=[table_id, self.node, code])
-        self._listed = running
+        await self.directory.write(list(self.host.live.values()))
         nodes = sorted({node for node, _ in self.clients})
-        if nodes:
-            pipe = self.redis.pipeline(transaction=False)
-            for node in nodes:
-                pipe.exists(f"{self.prefix}alive:{node}")
-            for node, here in zip(nodes, await pipe.execute(), strict=True):
-                if not here:
-                    log.info("cluster: node %s is gone; its clients leave", node)
-                    for key, client in list(self.clients.items()):
-                        if key[0] == node:
-                            client.closed = True
-                            client.leave()
+        for node, here in zip(nodes, await self.directory.alive(*nodes), strict=True):
+            if not here:
+                log.info("cluster: node %s is gone; its clients leave", node)
+                for key, client in list(self.clients.items()):
+                    if key[0] == node:
+                        client.closed = True
+                        client.leave()
         by_table: dict[str, list[RemoteRoute]] = defaultdict(list)
         for route in self.routes.values():
             by_table[route.table_id].append(route)
@@ -518,47 +470,26 @@ class Relay:
             holder = await self.leases.holder(table_id)
             where: str | None = None if holder is None else holder.node
             if holder is None:          # (a finished table stays where it is)
-                _, entry = await self._entry_of(table_id)
-                if entry is not None and _over(entry) and await self._alive(entry["node"]):
+                _, entry = await self.directory.find(table_id)
+                if entry is not None and over(entry) \
+                        and (await self.directory.alive(entry["node"]))[0]:
                     where = entry["node"]
             for route in routes:
                 if where != route.node:
                     route.end()
                     route.conn.close(1012, "the table moved to another server; reconnect")
 
-    def _entry(self, pipe: Any, table: Any, now: float) -> None:
-        entry = {"node": self.node, "at": now, "created": table.settings.created,
-                 "listed": not table.settings.private, "table": table.table_json(None)}
-        pipe.hset(f"{self.prefix}tables", table.id, json.dumps(entry))
-        pipe.hset(f"{self.prefix}codes", table.settings.code, table.id)
+    # -- the directory (docs/cluster.md) ----------------------------------------------
 
     async def announce(self, table: Any) -> None:
         """Put a new table in the directory now (not at the next round)."""
-        pipe = self.redis.pipeline(transaction=False)
-        self._entry(pipe, table, time.time())
-        await pipe.execute()
-        self._listed.add(table.id)
-
-    # -- the directory ---------------------------------------------------------------
+        await self.directory.announce(table)
 
     async def listing(self) -> list[dict[str, Any]]:
-        """The lobby list of the whole cluster (newest first): this node's tables as
-        they are, the others' as their nodes last wrote them (a round ago at most)."""
-        oldest = time.time() - 3 * self.ttl
-        entries: dict[str, tuple[float, dict[str, Any]]] = {}
-        raw: Any = await self.redis.hgetall(f"{self.prefix}tables")
-        for table_id, text in raw.items():
-            entry = json.loads(text)
-            if entry["listed"] and entry["at"] >= oldest \
-                    and entry["table"].get("status") in ("open", "playing"):
-                entries[table_id] = (entry["created"], entry["table"])
-        for table in self.host.live.values():
-            entries.pop(table.id, None)
-            if table.status in ("open", "playing") and not table.settings.private:
-                entries[table.id] = (table.settings.created, table.table_json(None))
-        return [t for _, t in sorted(entries.values(), key=lambda e: -e[0])]
+        """The lobby list of the whole cluster (:meth:`Directory.listing`)."""
+        return await self.directory.listing(list(self.host.live.values()))
 
     async def entry(self, key: str) -> dict[str, Any] | None:
         """A table's lobby entry by id or code, whichever node runs it."""
-        _, entry = await self._entry_of(key)
+        _, entry = await self.directory.find(key)
         return None if entry is None else dict(entry["table"])

@@ -1,0 +1,123 @@
+"""The cluster's directory of tables in Redis: which node has which table, and its
+lobby entry, so that every node lists every table and finds any table by id or code.
+
+Every round each node writes each table it keeps in memory into the hash
+``{prefix}tables`` (the table's lobby entry as ``GET /api/tables`` shows it, its node,
+when) and the table's short code into ``{prefix}codes``; a new table is written at once.
+A node removes the entry of a table that left its memory, only if the entry still
+names it (another node may hold the table now).  Each node also says it is alive:
+``{prefix}alive:{node}``, renewed every round, lapses two rounds' time after it stops.
+
+>>> over({"table": {"status": "finished"}}), over({"table": {"status": "playing"}})
+(True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from redis.asyncio import Redis
+
+__all__ = ["Directory", "over"]
+
+#: delete a directory entry only if this node wrote it (another may hold the table now)
+_FORGET = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and cjson.decode(v)['node'] == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[3])
+  return 1
+end
+return 0
+"""
+
+RUNNING = ("open", "playing")
+
+
+def over(entry: dict[str, Any]) -> bool:
+    """Whether a directory entry is of a table whose match is over."""
+    return entry["table"].get("status") not in RUNNING
+
+
+class Directory:
+    """This node's part of the directory, and every node's to read."""
+
+    def __init__(self, redis: Redis, node: str, ttl: float, prefix: str = "bh:") -> None:
+        self.redis = redis
+        self.node = node
+        self.ttl = ttl
+        self.tables_key = f"{prefix}tables"
+        self.codes_key = f"{prefix}codes"
+        self.alive_prefix = f"{prefix}alive:"
+        self._forget = redis.register_script(_FORGET)
+        self._written: dict[str, str] = {}          # table id -> code, written by this node
+
+    def _entry(self, pipe: Any, table: Any, now: float) -> None:
+        entry = {"node": self.node, "at": now, "created": table.settings.created,
+                 "listed": not table.settings.private, "table": table.table_json(None)}
+        pipe.hset(self.tables_key, table.id, json.dumps(entry))
+        pipe.hset(self.codes_key, table.settings.code, table.id)
+        self._written[table.id] = table.settings.code
+
+    async def announce(self, table: Any) -> None:
+        """Put a new table in the directory now (not at the next round)."""
+        pipe = self.redis.pipeline(transaction=False)
+        self._entry(pipe, table, time.time())
+        await pipe.execute()
+
+    async def write(self, tables: list[Any]) -> None:
+        """The round: this node is alive, and ``tables`` (those in its memory, finished
+        ones too) are its entries; entries of tables that left it are removed."""
+        now = time.time()
+        pipe = self.redis.pipeline(transaction=False)
+        # (alive for two rounds' time to live: one slow round does not make it gone)
+        pipe.set(self.alive_prefix + self.node, "1", px=max(1, round(2 * self.ttl * 1000)))
+        gone = dict(self._written)
+        for table in tables:
+            gone.pop(table.id, None)
+            self._entry(pipe, table, now)
+        await pipe.execute()
+        for table_id, code in gone.items():
+            await self._forget(keys=[self.tables_key, self.codes_key],
+                               args=[table_id, self.node, code])
+            self._written.pop(table_id, None)
+
+    async def leave(self) -> None:
+        """This node stops: it is not alive any more."""
+        await self.redis.delete(self.alive_prefix + self.node)
+
+    async def alive(self, *nodes: str) -> list[bool]:
+        """Whether each of ``nodes`` is alive."""
+        pipe = self.redis.pipeline(transaction=False)
+        for node in nodes:
+            pipe.exists(self.alive_prefix + node)
+        return [bool(here) for here in await pipe.execute()]
+
+    async def find(self, key: str) -> tuple[str, dict[str, Any] | None]:
+        """The table id of ``key`` (an id or a code) and its entry, if any."""
+        text: Any = await self.redis.hget(self.tables_key, key)
+        if text is None:
+            code: Any = await self.redis.hget(self.codes_key, key.strip().upper())
+            if code is not None:
+                key = str(code)
+                text = await self.redis.hget(self.tables_key, key)
+        return key, None if text is None else json.loads(text)
+
+    async def listing(self, local: list[Any]) -> list[dict[str, Any]]:
+        """The lobby list of the whole cluster (newest first): this node's tables
+        (``local``) as they are, the others' as their nodes last wrote them (a round
+        ago at most; entries older than three lease times left out)."""
+        oldest = time.time() - 3 * self.ttl
+        entries: dict[str, tuple[float, dict[str, Any]]] = {}
+        raw: Any = await self.redis.hgetall(self.tables_key)
+        for table_id, text in raw.items():
+            entry = json.loads(text)
+            if entry["listed"] and entry["at"] >= oldest and not over(entry):
+                entries[table_id] = (entry["created"], entry["table"])
+        for table in local:
+            entries.pop(table.id, None)
+            if table.status in RUNNING and not table.settings.private:
+                entries[table.id] = (table.settings.created, table.table_json(None))
+        return [t for _, t in sorted(entries.values(), key=lambda e: -e[0])]
