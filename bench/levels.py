@@ -131,7 +131,8 @@ def render_ratings(ratings: dict[str, Rated], names: dict[str, str]) -> str:
     lines = ["## Openskill ratings", "",
              "Plackett–Luce (openskill) ratings from the same deals: each deal of a step is a "
              "match between its two bots, won by the one whose seats scored more a game "
-             "over the deal's 10 games.  *ordinal* is μ − 3σ; the interval is μ ± 1.96σ.",
+             "over the deal's games (10 in the duplicate format, 6 in the challenger).  "
+             "*ordinal* is μ − 3σ; the interval is μ ± 1.96σ.",
              "", "| bot | level | μ | σ | 95% interval | ordinal | deals |",
              "|---|---|---|---|---|---|---|"]
     for name, r in sorted(ratings.items(), key=lambda kv: -kv[1].mu):
