@@ -108,6 +108,32 @@ def test_same_seed_same_game() -> None:
     assert a.game.record() != b.game.record()
 
 
+def test_observations_follow_a_game_changed_from_outside() -> None:
+    """Every observation is the seat's view's, also after moves made on ``env.game``
+    directly instead of through ``step`` (for every seat, not only the one to act),
+    and each observation is the caller's own array."""
+    env = baohuang_v0.raw_env()
+    env.reset(seed=5)
+    rng = random.Random(5)
+    for turn in range(120):
+        game = env.game
+        if game.is_over:
+            break
+        if turn % 7 == 3:                # a move the environment is not told of
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+            env.agent_selection = f"player_{game.to_act}"
+            continue
+        first = env.observe("player_0")["observation"]
+        kept = first.copy()
+        for seat in range(5):
+            seen = env.observe(f"player_{seat}")["observation"]
+            assert np.array_equal(seen, observe(game.view(seat)))
+        assert np.array_equal(first, kept)
+        legal_indexes = env.legal_indexes()
+        env.step(legal_indexes[rng.randrange(len(legal_indexes))])
+
+
 def test_render_and_illegal_index() -> None:
     env = baohuang_v0.raw_env(render_mode="ansi")
     env.reset(seed=0)

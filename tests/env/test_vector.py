@@ -1,5 +1,6 @@
 """The batch API: ``VectorEnv``'s stacked observations, masks, rewards and resets are
-those of single PettingZoo environments stepped with the same actions and seeds."""
+those of single PettingZoo environments stepped with the same actions and seeds, and
+each observation is the one made from the seat's view from scratch."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 import baohuang as bh
 from baohuang.env import VectorEnv, baohuang_v0
 from baohuang.env.actions import N_ACTIONS, IllegalActionIndex
-from baohuang.env.observation import OBS_SIZE
+from baohuang.env.observation import OBS_SIZE, observe
 
 # every preset, and the options that change plays and reveals (烤牌, 憋6, 特画)
 RULES = [*bh.PRESETS.values(),
@@ -40,6 +41,9 @@ def lockstep(rules: bh.RuleSet, n: int, seed: int, steps: int, pick: int) -> int
             assert agent == f"player_{info['to_act'][i]}"
             seen = single.observe(agent)
             assert np.array_equal(seen["observation"], obs["observation"][i])
+            # (both made from view values: also the same as from the view, from scratch)
+            fresh = observe(single.game.view(int(info["to_act"][i])))
+            assert np.array_equal(fresh, obs["observation"][i])
             assert np.array_equal(seen["action_mask"], obs["action_mask"][i])
             legal = single.legal_indexes()
             assert envs.legal_indexes()[i] == legal

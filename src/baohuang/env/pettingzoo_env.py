@@ -38,7 +38,8 @@ from pettingzoo.utils import wrappers
 import baohuang as bh
 
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, mask_of
-from .observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
+from .observation import OBS_HIGH, OBS_SIZE, observe
+from .values import ValuesEncoder, legal_indexes_of
 
 __all__ = ["env", "raw_env"]
 
@@ -80,13 +81,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         })
         self.observation_spaces = {a: observation_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
-        self._observations = ObservationEncoder()
+        # the observations, from the view's values and the actions this environment
+        # applied (``_synced``: the game's version after the last of them)
+        self._observations = ValuesEncoder()
+        self._synced = -1
         self._actions = ActionEncoder()
         self.np_random, _ = seeding.np_random(None)
         self.match: bh.Match | None = None
         self.game = bh.Game.new(self.rules, 0)
         self.final_scores: tuple[int, ...] = ()
-        self._kept: tuple[bh.Game, int, int, bh.View, list[int]] | None = None
+        self._kept: tuple[bh.Game, int, int, tuple[Any, ...], tuple[Any, ...], list[int]] \
+            | None = None
         self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -106,6 +111,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         else:
             self.game = bh.Game.new(self.rules, deal_seed)
         self._observations.reset()
+        self._synced = self.game.version
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
@@ -121,26 +127,33 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         if seat is not None:
             self.agent_selection = AGENTS[seat]
 
-    def _decision(self, seat: int) -> tuple[bh.View, list[int]]:
-        """``seat``'s view and the indexes of its legal actions, made once per state."""
+    def _decision(self, seat: int) -> tuple[tuple[Any, ...], tuple[Any, ...], list[int]]:
+        """``seat``'s view's values (``Game.view_values``) and the indexes of its legal
+        actions, made once per state."""
         game = self.game
         kept = self._kept
         if kept is not None and kept[0] is game and kept[1] == game.version and kept[2] == seat:
-            return kept[3], kept[4]
-        view = game.view(seat)
-        indexes = self._actions.indexes(view) if view.legal_actions else []
-        self._kept = (game, game.version, seat, view, indexes)
-        return view, indexes
+            return kept[3], kept[4], kept[5]
+        public, own = game.view_values(seat)
+        indexes = legal_indexes_of(self._actions, public, own)
+        self._kept = (game, game.version, seat, public, own, indexes)
+        return public, own, indexes
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        view, indexes = self._decision(AGENTS.index(agent))
-        return {"observation": self._observations.encode(view), "action_mask": mask_of(indexes)}
+        seat = AGENTS.index(agent)
+        public, own, indexes = self._decision(seat)
+        if self._synced == self.game.version:
+            data = self._observations.encode_values(public, own)
+            vector = np.frombuffer(data, dtype=np.float32).copy()
+        else:       # (the game was changed from outside: the view, from scratch)
+            vector = observe(self.game.view(seat))
+        return {"observation": vector, "action_mask": mask_of(indexes)}
 
     def legal_indexes(self) -> list[int]:
         """The indexes of the legal actions of ``agent_selection`` (the 1s of its
         mask, as a list)."""
         seat = self.game.to_act
-        return [] if seat is None else list(self._decision(seat)[1])
+        return [] if seat is None else list(self._decision(seat)[2])
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -155,12 +168,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         game = self.game
         seat = game.to_act
         assert seat is not None and AGENTS[seat] == agent
-        view, indexes = self._decision(seat)
+        _, own, indexes = self._decision(seat)
         try:
-            chosen = view.legal_actions[indexes.index(action)]
+            chosen = own[-1][indexes.index(action)]
         except ValueError:
-            chosen = decode(int(action), view)     # raises IllegalActionIndex, naming it
+            decode(int(action), game.view(seat))     # raises IllegalActionIndex, naming it
+            raise
+        synced = self._synced == game.version
         game.apply(chosen)
+        if synced:
+            self._observations.record(seat, chosen)
+            self._synced = game.version
         self._cumulative_rewards[agent] = 0.0
         if game.is_over:
             result = game.result
@@ -170,6 +188,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
             if self.match is not None and self.match.advance() and not self.match.is_over:
                 self.game = self.match.game
                 self._observations.reset()
+                self._synced = self.game.version
             else:
                 self.terminations = {a: True for a in AGENTS}
             self._rewarded = True
