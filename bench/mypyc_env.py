@@ -36,7 +36,8 @@ COMPILED = (
     "baohuang/engine/actions.py", "baohuang/engine/plays.py", "baohuang/engine/moves.py",
     "baohuang/engine/state.py", "baohuang/engine/playphase.py", "baohuang/engine/game.py",
     "baohuang/engine/events.py", "baohuang/engine/scoring.py",
-    "baohuang/env/actions.py", "baohuang/env/observation.py", "baohuang/env/vector.py",
+    "baohuang/env/actions.py", "baohuang/env/observation.py", "baohuang/env/values.py",
+    "baohuang/env/vector.py",
 )
 
 
