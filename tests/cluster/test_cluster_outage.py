@@ -10,12 +10,15 @@ version of each table's log is stored once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from server_support import guests, play_together
 
@@ -76,6 +79,23 @@ async def _session(url: str, db_url: str, outage: Any = None
     return await _games(db_url, [players, bots]), pauses, results
 
 
+@contextlib.contextmanager
+def private_postgres() -> Iterator[Postgres]:
+    """A PostgreSQL of the test's own, to stop and start (skipped where not installed)."""
+    if Postgres.programs() is None:
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    # (as root PostgreSQL runs as the user postgres, who cannot enter pytest's tmp_path)
+    home = Path(tempfile.mkdtemp(prefix="bh-outage-"))
+    home.chmod(0o755)
+    pg = Postgres(free_port(), home / "pg")
+    try:
+        pg.start()
+        yield pg
+    finally:
+        pg.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def _pg_ctl(pg: Postgres, *args: str) -> None:
     programs = Postgres.programs()
     assert programs is not None
@@ -85,8 +105,6 @@ def _pg_ctl(pg: Postgres, *args: str) -> None:
 
 def test_postgres_out_of_reach_pauses_the_tables_and_they_go_on_the_same(
         tmp_path: Path, redis_server: RedisServer) -> None:
-    if Postgres.programs() is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
     single = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'single.db'}", None, *FLAGS,
                            log=tmp_path / "single.log")
     with single:
@@ -94,26 +112,16 @@ def test_postgres_out_of_reach_pauses_the_tables_and_they_go_on_the_same(
             _session(single.url, f"sqlite+aiosqlite:///{tmp_path / 'single.db'}"))
     assert none == []
 
-    # (as root PostgreSQL runs as the user postgres, who cannot enter pytest's tmp_path)
-    home = Path(tempfile.mkdtemp(prefix="bh-outage-"))
-    home.chmod(0o755)
-    pg = Postgres(free_port(), home / "pg")
-    pg.start()
-    node = ServerProcess(pg.url, None, *FLAGS, "--redis", redis_server.url, "--node", "one",
-                         log=tmp_path / "one.log")
-    try:
-        node.start()
+    with private_postgres() as pg:
+        node = ServerProcess(pg.url, None, *FLAGS, "--redis", redis_server.url, "--node",
+                             "one", log=tmp_path / "one.log")
+        with node:
+            async def outage() -> None:
+                await asyncio.to_thread(_pg_ctl, pg, "stop", "-m", "fast", "-w")
+                await asyncio.sleep(3)              # (the tables wait meanwhile)
+                await asyncio.to_thread(pg.start)
 
-        async def outage() -> None:
-            await asyncio.to_thread(_pg_ctl, pg, "stop", "-m", "fast", "-w")
-            await asyncio.sleep(3)              # (the tables wait meanwhile)
-            await asyncio.to_thread(pg.start)
-
-        games, pauses, results = asyncio.run(_session(node.url, pg.url, outage))
-    finally:
-        node.stop()
-        pg.stop()
-        shutil.rmtree(home, ignore_errors=True)
+            games, pauses, results = asyncio.run(_session(node.url, pg.url, outage))
 
     log = (tmp_path / "one.log").read_text()
     assert "the database is out of reach; paused" in log
@@ -129,3 +137,41 @@ def test_postgres_out_of_reach_pauses_the_tables_and_they_go_on_the_same(
         assert game["result"] == alone["result"]
     outcome = results[0].games[0]["result"]
     assert all(r.games[0]["result"] == outcome for r in results)
+
+
+def test_the_web_client_shows_the_pause_and_its_end(tmp_path: Path) -> None:
+    """A page watching a table of five bots (one server on PostgreSQL) while the
+    database is stopped: the page says the game is paused (in the page's language),
+    then that banner goes and the game goes on."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("Chromium is not installed at /usr/bin/chromium")
+    with private_postgres() as pg, \
+            ServerProcess(pg.url, None, "--bot-delay", "0.2", "--log-level", "info",
+                          log=tmp_path / "server.log") as server, \
+            sync_api.sync_playwright() as p:
+        token = httpx.post(server.url + "/api/guest", json={"name": "host"},
+                           timeout=10).json()["token"]
+        table = httpx.post(server.url + "/api/tables", timeout=10,
+                           headers={"Authorization": f"Bearer {token}"},
+                           json={"bots": {str(s): "heuristic" for s in range(5)}}).json()
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for lang, text in (("en", "paused"), ("zh", "暂停")):
+                page = browser.new_context(base_url=server.url).new_page()
+                page.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
+                page.set_default_timeout(20000)
+                page.goto(f"/#/w/{table['id']}")
+                page.wait_for_function("() => window.baohuang?.screen?.view")
+                _pg_ctl(pg, "stop", "-m", "fast", "-w")
+                banner = page.get_by_test_id("paused-banner")
+                banner.wait_for(state="visible")
+                assert text in banner.inner_text()
+                version = page.evaluate("() => window.baohuang.screen.version")
+                pg.start()
+                banner.wait_for(state="hidden")
+                page.wait_for_function(f"() => window.baohuang.screen.version > {version}")
+                page.context.close()
+        finally:
+            browser.close()
