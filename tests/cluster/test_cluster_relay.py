@@ -100,3 +100,55 @@ def test_players_and_a_watcher_on_one_node_play_a_table_on_another(
     assert record["actions"] == alone_record["actions"]
     assert sum(r.reconnects for r in results) == 0
     _stored_once(results, record)
+
+
+def test_a_redis_restart_under_cross_node_players_loses_nothing(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """Players on node one at a table of node two; redis-server is restarted (without
+    its data) mid-game: the messages between the nodes are cut, the leases forgotten.
+    The players' sockets are closed, they reconnect and resync by version, whichever
+    node runs the table then; the game ends as the same deal on one server, every
+    action stored once."""
+    with ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'single.db'}", None, *FAST,
+                       log=tmp_path / "single.log") as single:
+        alone, _, _, alone_record = asyncio.run(_play(single.url, single.url))
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
+    nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
+                           "--lease-ttl", "1", log=tmp_path / f"{name}.log")
+             for name in ("one", "two")]
+    for node in nodes:
+        node.start()
+    try:
+        async def game() -> tuple[list[PlayResult], dict[str, Any]]:
+            clients = await guests(nodes[0].url, 5, "x")
+            owner = Client(nodes[1].url, token=clients[0].token)
+            table_id = (await owner.create_table(**TABLE))["id"]
+            midway = asyncio.Event()
+
+            def watch(message: dict[str, Any]) -> None:
+                if message.get("version", 0) >= 60:
+                    midway.set()
+
+            async def restart() -> None:
+                await midway.wait()
+                await asyncio.to_thread(redis_server.stop)
+                await asyncio.sleep(1)
+                await asyncio.to_thread(redis_server.start)
+
+            restarting = asyncio.create_task(restart())
+            results = await play_together(clients, table_id, on_message=watch,
+                                          max_backoff=0.5)
+            await restarting
+            history = await clients[0].history()
+            return results, (await clients[0].replay(history[0]["game_id"]))["record"]
+
+        results, record = asyncio.run(game())
+    finally:
+        for node in nodes:
+            node.stop()
+
+    assert sum(r.reconnects for r in results) >= 5
+    assert record["actions"] == alone_record["actions"]
+    assert results[0].games[0]["result"] == alone[0].games[0]["result"]
+    _stored_once(results, record)
