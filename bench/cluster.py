@@ -1,7 +1,8 @@
 """Cluster benchmark: moves per second and move-to-broadcast latency of 1, 2 and 3
 ``baohuang serve --redis`` nodes on one database against the single process, in one
 run on this machine (the clients of each node's share of the tables connect to that
-node: there are no messages between nodes yet, docs/cluster.md).
+node; the cost of a client on another node than its table's is measured by
+bench/cluster_hop.py).
 
     python bench/cluster.py [--tables 60] [--think 0.2] [--nodes 1,2,3] [--db URL]
 
