@@ -24,8 +24,8 @@ from baohuang.server.cluster.services import RedisServer
 from baohuang.server.harness import ServerProcess, free_port, pg_database
 from baohuang.server.loadtest import LoadReport, run_loadtest, run_on_fast_loop
 
-FLAGS = ("--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0",
-         "--away-grace", "30")
+FLAGS = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
+         "--next-game-delay", "0", "--away-grace", "30")
 
 
 @contextlib.contextmanager

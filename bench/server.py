@@ -190,7 +190,7 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         server = ServerProcess(db, None, "--bot-delay", "0", "--hosted-delay", "0",
-                               "--next-game-delay", "0")
+                               "--guard-pause", "0", "--next-game-delay", "0")
         with server:
             assert server.process is not None
             server_cpu = _cpu_seconds(server.process.pid)
@@ -400,7 +400,8 @@ def _count_ours(tmp: Path, tables: int, games: int) -> dict[str, int]:
         tmp, f"ours-{games}",
         [*cli, "serve", "--port", "{port}", "--db",
          f"sqlite+aiosqlite:///{tmp / f'count-{games}.db'}", "--log-level", "warning",
-         "--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0"],
+         "--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
+         "--next-game-delay", "0"],
         [*cli, "loadtest", "--server", "http://127.0.0.1:{port}", "--tables", str(tables),
          "--games", str(games), "--json"])
     return {"moves": report["moves"], "messages": report["messages"],

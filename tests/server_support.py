@@ -1,6 +1,6 @@
 """Shared pieces of the server tests: a real ``baohuang serve`` on loopback
 (SQLite file, or PostgreSQL when BAOHUANG_TEST_PG_URL is set), guest clients,
-and a bare WebSocket client for protocol-level checks."""
+a bare WebSocket client for protocol-level checks, and hand-moved table clocks."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ import websockets
 
 from baohuang.client import Client, PlayResult
 from baohuang.server.harness import ServerProcess, pg_database
+from baohuang.server.table.clock import ManualClock
 
 PG_ENV = "BAOHUANG_TEST_PG_URL"
 #: server flags that make games run as fast as clients answer
-FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0",
-        "--away-grace", "30")
+FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
+        "--next-game-delay", "0", "--away-grace", "30")
 
 NO_PG = "PostgreSQL not configured: set BAOHUANG_TEST_PG_URL (.ci/run starts one)"
 DATABASES = [pytest.param("sqlite", id="sqlite"),
@@ -164,3 +165,15 @@ async def raw_play(raw: Raw, *, until: int | None = None, version: int | None = 
             action = hosted_action(parsed, list(parsed.legal_actions))
             await raw.send({"type": "act", "action": action.to_dict(), "version": version})
             acted = True
+
+
+class Clocks:
+    """A server's table clocks (``ServerThread(config, clocks=Clocks())``): each new
+    table gets a :class:`ManualClock` of its own, found here by the table's id."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, ManualClock] = {}
+
+    def __call__(self, table_id: str) -> ManualClock:
+        clock = self.tables[table_id] = ManualClock()
+        return clock

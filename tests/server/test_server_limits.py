@@ -23,7 +23,7 @@ from baohuang.server.harness import ServerThread
 
 def _config(tmp_path: Path, **extra: Any) -> ServerConfig:
     return ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
-                        hosted_delay=0.0, next_game_delay=600.0, **extra)
+                        hosted_delay=0.0, guard_pause=0.0, next_game_delay=600.0, **extra)
 
 
 async def _until(condition: Any, limit: float = 60.0) -> None:

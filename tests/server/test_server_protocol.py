@@ -246,7 +246,7 @@ def test_fuzzed_messages_never_disturb_a_table(server: ServerProcess) -> None:
 
 def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None:
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'slow.db'}", send_queue=8,
-                          bot_delay=0, hosted_delay=0, next_game_delay=0)
+                          bot_delay=0, hosted_delay=0, guard_pause=0, next_game_delay=0)
 
     async def main(url: str) -> tuple[int, int, int | None]:
         owner = Client(url)

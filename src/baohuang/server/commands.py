@@ -18,6 +18,9 @@ def serve_command(
         "PostgreSQL: postgresql+asyncpg://user:password@host/name)"),
     bot_delay: float = typer.Option(0.6, help="seconds a server bot waits before moving"),
     hosted_delay: float = typer.Option(0.5, help="seconds 托管 waits before moving"),
+    guard_pause: float = typer.Option(
+        3.0, help="seconds after the Guard's 明保/暗保 decision began before any answer to it "
+        "is shown (the same for the Guard, bots, 托管 and timeouts)"),
     away_grace: float = typer.Option(
         10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
     next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
@@ -54,8 +57,9 @@ def serve_command(
     from .transport.app import serve
 
     config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
-                          hosted_delay=hosted_delay, away_grace=away_grace,
-                          next_game_delay=next_game_delay, ws_compression=ws_compression,
+                          hosted_delay=hosted_delay, guard_pause=guard_pause,
+                          away_grace=away_grace, next_game_delay=next_game_delay,
+                          ws_compression=ws_compression,
                           table_idle=table_idle, watchers_per_table=watchers_per_table,
                           session_idle=session_idle, session_absolute=session_absolute,
                           allowed_origins=tuple(allowed_origin or ()),

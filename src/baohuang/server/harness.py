@@ -24,6 +24,7 @@ from sqlalchemy.engine import make_url
 
 from .children import ChildProcess
 from .config import ServerConfig
+from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
 
 __all__ = ["ServerProcess", "ServerThread", "free_port", "lifespan", "pg_database"]
@@ -52,10 +53,12 @@ class ServerThread:
     """``with ServerThread(config) as server: server.url`` — uvicorn in a thread."""
 
     def __init__(self, config: ServerConfig, static_dir: Path | None = None, *,
-                 send_buffer: int | None = None) -> None:
+                 send_buffer: int | None = None, clocks: ClockFactory | None = None) -> None:
         """``send_buffer``: the kernel send buffer of every accepted socket (bytes), to
-        act out a slow network."""
+        act out a slow network; ``clocks``: each table's clock (a test's
+        :class:`~.table.clock.ManualClock`), by default real time."""
         self.config = config
+        self.clocks = clocks
         self.static_dir = static_dir
         self.send_buffer = send_buffer
         self.port = 0
@@ -74,7 +77,7 @@ class ServerThread:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        app = create_app(self.config, self.static_dir)
+        app = create_app(self.config, self.static_dir, clocks=self.clocks)
         self._server = uvicorn.Server(uvicorn_config(app, self.config, "127.0.0.1", self.port,
                                                      log_level="warning"))
         self._thread = threading.Thread(target=self._run, args=(sock,), daemon=True)

@@ -28,6 +28,7 @@ from ...engine.actions import Action
 from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
+from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
 from .seats import Seat, seats_from_json
 from .settings import Settings
@@ -171,9 +172,14 @@ def check_bots(raw: Any) -> dict[int, str]:
 class Lobby:
     """All tables in memory."""
 
-    def __init__(self, storage: Storage, config: ServerConfig) -> None:
+    def __init__(self, storage: Storage, config: ServerConfig,
+                 clocks: ClockFactory | None = None) -> None:
+        """``clocks``: the clock of each new table, given its id (by default real time
+        for all; a test gives each table a clock it moves by hand)."""
         self.storage = storage
         self.config = config
+        real = LoopClock()
+        self.clocks: ClockFactory = clocks or (lambda table_id: real)
         self.tables: dict[str, Table] = {}
         self.codes: dict[str, str] = {}
         self._sweeper: asyncio.Task[None] | None = None
@@ -246,7 +252,8 @@ class Lobby:
             seats[0] = Seat(name=owner.name, user_id=owner.id)
         for seat, person in (people or {}).items():
             seats[seat] = person
-        table = Table(settings, seats, self.storage, self.config)
+        table = Table(settings, seats, self.storage, self.config,
+                      clock=self.clocks(table_id))
         # a cluster node holds a new table's lease before any other node can see it
         fence = 0 if self.cluster is None else await self.cluster.hold_new(table_id)
         await self.storage.insert_table({
@@ -340,7 +347,8 @@ class Lobby:
                             row["created"], bool(row.get("practice", False)),
                             bool(row.get("counter", True)), bool(row.get("private", False)))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
-                      self.config, status=row["status"], totals=row["totals"])
+                      self.config, status=row["status"], totals=row["totals"],
+                      clock=self.clocks(row["id"]))
         if row["status"] != "playing":
             return table
         games = await self.storage.table_games(row["id"])
@@ -376,8 +384,8 @@ class Lobby:
         cfg = self.config
         while True:
             await asyncio.sleep(min(60.0, max(0.05, min(cfg.keep_finished, cfg.table_idle) / 4)))
-            now = time.monotonic()
             for table in list(self.tables.values()):
+                now = table.clock.now()
                 if (table.finished_at is not None
                         and now - table.finished_at > cfg.keep_finished
                         and not table.conns()):
@@ -394,7 +402,7 @@ class Lobby:
         await table.stop()
         log.info("table %s: idle, dissolved", table.id)
         table.status, table.dissolved_reason, table.dissolved_by = "dissolved", "idle", []
-        table.finished_at = time.monotonic()
+        table.finished_at = table.clock.now()
         await self.storage.update_table(table.id, status="dissolved", finished=time.time())
         table.broadcast_table()           # (its watchers see why)
         self._remove(table)

@@ -37,15 +37,17 @@ class Settlement:
     rate: RateGame | None
 
 
-def settle(result: Result, seats: Sequence[Seat | None], *, grace: float,
+def settle(result: Result, seats: Sequence[Seat | None], *, grace: float, now: float,
            totals: Sequence[int], status: str, played: int, games: int,
            rated: bool = True) -> Settlement:
     """Settle the finished game ``result`` played by ``seats`` (``played`` games of the
     match's ``games`` are over, this one included) at a table whose match totals and
-    status were ``totals`` and ``status``.  Not ``rated`` (a practice table): the
-    users' points, games, wins, leaves and ratings stay as they are."""
-    scored = not all(s is not None and s.auto(grace) for s in seats)
-    hosted = [i for i, s in enumerate(seats) if s is not None and not s.is_bot and s.auto(grace)]
+    status were ``totals`` and ``status``, at ``now`` (the table's clock).  Not
+    ``rated`` (a practice table): the users' points, games, wins, leaves and ratings
+    stay as they are."""
+    scored = not all(s is not None and s.auto(grace, now) for s in seats)
+    hosted = [i for i, s in enumerate(seats) if s is not None and not s.is_bot
+              and s.auto(grace, now)]
     on_hosted = bool(hosted)
     players: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []

@@ -4,7 +4,6 @@ table's actor task, one input at a time, so none of them races another."""
 
 from __future__ import annotations
 
-import time
 import unicodedata
 from typing import Any, Protocol
 
@@ -29,6 +28,7 @@ from ..wire.protocol import (
     Stand,
     Start,
 )
+from .clock import Clock
 from .seats import Seat
 from .settings import Settings
 from .subscriber import Subscriber
@@ -48,6 +48,8 @@ class SeatingTable(Protocol):
     def settings(self) -> Settings: ...
     @property
     def config(self) -> ServerConfig: ...
+    @property
+    def clock(self) -> Clock: ...
     @property
     def status(self) -> str: ...
     @property
@@ -76,6 +78,7 @@ class SeatingTable(Protocol):
     async def save_hosted(self) -> None: ...
     async def start_match(self) -> None: ...
     async def apply(self, seat: int, action: Action, source: str) -> None: ...
+    async def decide(self, seat: int, action: Action, source: str) -> None: ...
 
 
 async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
@@ -186,7 +189,7 @@ async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
         conn.error("stale", f"version {msg.version} is not the current version "
                    f"{table.version}", "act")
         return
-    if seat.auto(table.config.away_grace):
+    if seat.auto(table.config.away_grace, table.clock.now()):
         conn.error("not_allowed", "your seat is on 托管: turn it off first", "act")
         return
     try:
@@ -202,7 +205,7 @@ async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
         conn.error("bad_action", "to leave send the leave message", "act")
         return
     try:
-        await table.apply(seat_index, action, "player")
+        await table.decide(seat_index, action, "player")
     except IllegalAction as exc:
         conn.error("illegal", exc.reason, "act")
 
@@ -237,7 +240,7 @@ def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
     if phrase not in EMOTES:
         conn.error("invalid", f"no quick phrase {phrase[:40]!r}", "emote")
         return
-    now = time.monotonic()
+    now = table.clock.now()
     if now - seat.emote_at < EMOTE_INTERVAL:
         conn.error("rate_limited", "one quick phrase every "
                    f"{EMOTE_INTERVAL:g} seconds", "emote")
@@ -264,7 +267,7 @@ def chat(table: SeatingTable, conn: Subscriber, text: str) -> None:
     if not clean:
         conn.error("invalid", "an empty chat message", "chat")
         return
-    now = time.monotonic()
+    now = table.clock.now()
     if now - seat.chat_at < EMOTE_INTERVAL:
         conn.error("rate_limited", f"one chat message every {EMOTE_INTERVAL:g} seconds",
                    "chat")
@@ -307,7 +310,7 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
             seat.put_on_hosted()
             seat.left = True
             await table.save_hosted()
-        seat.conn, seat.away_since = None, time.monotonic()
+        seat.conn, seat.away_since = None, table.clock.now()
     table.watchers.discard(conn)
     conn.table, conn.seat = None, None
     conn.send_json({"type": "left", "table": table.id})
@@ -396,7 +399,7 @@ async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
     table.watchers.discard(conn)
     for seat in table.seats:
         if seat is not None and seat.conn is conn:
-            seat.conn, seat.away_since = None, time.monotonic()
+            seat.conn, seat.away_since = None, table.clock.now()
     if conn.table is table:
         conn.table, conn.seat = None, None
     table.broadcast_table()

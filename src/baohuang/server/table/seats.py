@@ -38,11 +38,13 @@ class Seat:
     hosted: bool = False
     hosted_count: int = 0
     left: bool = False
+    #: since when its player is away (the table's clock: a table made with this seat
+    #: counts it from then; ``None``: connected, or a bot)
     away_since: float | None = field(default_factory=time.monotonic)
     player: Bot | None = None
-    #: when this seat last sent a quick phrase or emote (monotonic seconds)
+    #: when this seat last sent a quick phrase or emote (the table's clock)
     emote_at: float = -1e9
-    #: when this seat last sent a free chat message (monotonic seconds)
+    #: when this seat last sent a free chat message (the table's clock)
     chat_at: float = -1e9
 
     @classmethod
@@ -64,17 +66,19 @@ class Seat:
             self.hosted = True
             self.hosted_count += 1
 
-    def away_for(self, now: float | None = None) -> float:
+    def away_for(self, now: float) -> float:
+        """How long (by the table's clock, ``now``) its player has been away."""
         if self.is_bot or self.away_since is None:
             return 0.0
-        return (time.monotonic() if now is None else now) - self.away_since
+        return now - self.away_since
 
-    def auto(self, grace: float) -> bool:
-        """Is this seat played by 托管 now (a bot seat is played by its bot instead)?"""
+    def auto(self, grace: float, now: float) -> bool:
+        """Is this seat played by 托管 at ``now`` (a bot seat is played by its bot
+        instead)?"""
         if self.is_bot:
             return False
         return self.hosted or self.left or (self.away_since is not None
-                                            and self.away_for() >= grace)
+                                            and self.away_for(now) >= grace)
 
     def new_game(self) -> None:
         self.hosted = False
@@ -89,11 +93,11 @@ class Seat:
         """How a seat's 托管 state is stored in ``games.hosted``."""
         return {"hosted": self.hosted, "count": self.hosted_count, "left": self.left}
 
-    def public(self, index: int, grace: float) -> dict[str, Any]:
+    def public(self, index: int, grace: float, now: float) -> dict[str, Any]:
         """The seat in a TableState (docs/protocol.md §3)."""
         return {"seat": index, "name": self.name, "user_id": self.user_id, "bot": self.bot,
                 "connected": self.is_bot or self.conn is not None,
-                "hosted": self.auto(grace), "hosted_count": self.hosted_count,
+                "hosted": self.auto(grace, now), "hosted_count": self.hosted_count,
                 "locked": self.locked, "left": self.left}
 
 

@@ -6,7 +6,8 @@ turn has passed.
 
 Each accepted action is written to the database before it is broadcast.  The
 engine decides legality; :mod:`.render` is the only way game state reaches a
-client.
+client.  Time is the table's :class:`~.clock.Clock`; when each decision began,
+its timer and the Guard's pause are :class:`~.turns.Turns`.
 """
 
 from __future__ import annotations
@@ -17,30 +18,28 @@ import logging
 import time
 from typing import Any
 
-from ...bots import Bot, hosted_action
-from ...engine.actions import Action
+from ...engine.actions import Action, ActionKind
 from ...engine.game import Game
 from ...engine.match import Match
 from ...engine.state import IllegalAction, Stage
-from ...engine.views import View
 from ..config import ServerConfig
 from ..db.storage import Storage
 from ..wire import render
 from ..wire.protocol import encode
-from . import seating
+from . import autoplay, seating
+from .clock import Clock, LoopClock
 from .dealing import new_match
 from .inbox import Inbox
 from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
 from .outage import store_action
 from .results import record_result, settle
 from .seats import Seat
+from .seatstate import SeatsShown
 from .settings import Settings
 from .subscriber import Subscriber
+from .turns import Turns
 
-__all__ = ["HOSTED_FIELDS", "Table"]
-
-#: the fields of a seat's TableState entry that tell its 托管 state
-HOSTED_FIELDS = ("hosted", "hosted_count", "locked")
+__all__ = ["Table"]
 
 log = logging.getLogger("baohuang.server")
 
@@ -50,11 +49,15 @@ class Table:
 
     def __init__(self, settings: Settings, seats: list[Seat | None], storage: Storage,
                  config: ServerConfig, *, status: str = "open",
-                 totals: list[int] | None = None) -> None:
+                 totals: list[int] | None = None, clock: Clock | None = None) -> None:
         self.settings = settings
         self.seats = seats
         self.storage = storage
         self.config = config
+        self.clock: Clock = clock or LoopClock()
+        for seat in seats:             # (an absent player is away from the table's start)
+            if seat is not None and seat.away_since is not None:
+                seat.away_since = self.clock.now()
         self.status = status
         self.totals = list(totals or [0] * 5)
         self.match: Match | None = None
@@ -69,32 +72,23 @@ class Table:
         self.watchers: set[Subscriber] = set()
         self._inbox: Inbox[Input] = Inbox()
         self._task: asyncio.Task[None] | None = None
-        # (the kept handle and when it rings: uvloop hands out a plain Handle, without
-        # ``when()``, for a time already past)
-        self._timer: asyncio.Handle | None = None
-        self._timer_due = 0.0
-        #: when the timer is due (loop time) and the turn it times; None: nothing is timed
-        self._timed: tuple[float, Token] | None = None
+        self.turns = Turns(self.clock, min(config.guard_pause, settings.timeout),
+                           lambda token: self.post(TimerFired(token)))
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._turn: Token | None = None
-        self.turn_started = 0.0
-        #: the same instant by the wall clock, from which the deadline shown is counted
-        self.turn_started_at = 0.0
-        self._bot_turn: Token | None = None
-        self._bot_tasks: set[asyncio.Task[None]] = set()
-        self._public: list[dict[str, Any] | None] = [None] * 5
+        self.bot_turn: Token | None = None
+        self.bot_tasks: set[asyncio.Task[None]] = set()
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
         self._shown: list[render.Parts | None] = [None] * 6
-        self._hidden_pending = False      # 托管 changes are hidden until the Guard decided
+        self._seats_shown = SeatsShown()
         self._recovering = False
         #: why the match ended early: the seats still on 托管 when a game ended
         self.dissolved_by: list[int] = []
         #: why the table was dissolved: ``hosted`` (a game ended with a seat on 托管) or
         #: ``idle`` (nobody played or was connected for ``ServerConfig.table_idle``)
         self.dissolved_reason = "hosted"
-        #: when a move was last made (monotonic seconds; at first: when the table was made)
-        self.moved_at = time.monotonic()
+        #: when a move was last made (the clock; at first: when the table was made)
+        self.moved_at = self.clock.now()
         #: whether the last finished game was scored (``None``: none finished yet)
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
@@ -151,8 +145,8 @@ class Table:
                 log.exception("table %s: error handling %r", self.id, item)
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
-        self.cancel_timer(drop=True)
-        for task in list(self._bot_tasks):
+        self.turns.cancel(drop=True)
+        for task in list(self.bot_tasks):
             task.cancel()
 
     async def _handle(self, item: Input) -> None:
@@ -161,9 +155,9 @@ class Table:
         elif isinstance(item, Disconnect):
             await seating.disconnect(self, item.conn)
         elif isinstance(item, TimerFired):
-            await self.timer_fired(item.token)
+            await autoplay.timer_fired(self, item.token)
         elif isinstance(item, BotMove):
-            await self.bot_move(item)
+            await autoplay.bot_move(self, item)
         elif isinstance(item, NextGame):
             await self.next_game(item.index)
 
@@ -191,11 +185,28 @@ class Table:
         self.moves = 0
         self.recorded = False
         self._shown = [None] * 6
-        self._deadline_after_move()      # the first decision's clock starts with the deal
+        autoplay.begin_turn(self, fresh=True)     # the first decision's clock starts with the deal
         for conn in self.conns():
             conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index,
                                            hints=conn.hints))
         self.broadcast_table()
+        self.schedule()
+
+    async def decide(self, seat: int, action: Action, source: str) -> None:
+        """A decision for ``seat`` by its player, bot, 托管 or timeout: applied now, or —
+        an answer to the Guard's decision made before the Guard's pause ended — checked
+        and held until then (:mod:`.turns`; raises IllegalAction)."""
+        game, turns = self.game, self.turns
+        if game is None or game.stage is not Stage.GUARD or action.kind is ActionKind.LEAVE \
+                or not turns.too_early():
+            await self.apply(seat, action, source)
+            return
+        if turns.held is not None:
+            raise IllegalAction("your answer is given; it is shown when the decision's "
+                                "pause ends")
+        if action not in game.legal_actions():
+            raise IllegalAction(f"{action} is not allowed now")
+        turns.held = (seat, action, source)
         self.schedule()
 
     async def apply(self, seat: int, action: Action, source: str) -> None:
@@ -225,10 +236,10 @@ class Table:
             raise IllegalAction("the server could not store this action; try again") from None
         self.moves += 1
         self.logged += 1
-        self.moved_at = time.monotonic()
+        self.moved_at = self.clock.now()
         self.broadcast_events(before)
-        if self._hidden_pending and game.stage is not Stage.GUARD:
-            self._hidden_pending = False
+        if self._seats_shown.pending and game.stage is not Stage.GUARD:
+            self._seats_shown.pending = False
             self.broadcast_table()          # now everybody may see what was hidden
         if game.is_over:
             await self.game_over()
@@ -236,11 +247,12 @@ class Table:
             self.schedule()
 
     async def game_over(self) -> None:
-        self.cancel_timer()
+        self.turns.cancel()
         game = self.game
         assert game is not None and game.result is not None
         settled = settle(game.result, self.seats, grace=self.config.away_grace,
-                         totals=self.totals, status=self.status, played=self.index + 1,
+                         now=self.clock.now(), totals=self.totals, status=self.status,
+                         played=self.index + 1,
                          games=self.settings.games, rated=not self.settings.practice)
         self.totals, self.status = settled.totals, settled.status
         self.last_scored = settled.scored
@@ -248,12 +260,12 @@ class Table:
         await record_result(self.storage, settled, game_id=self.game_ids[-1], table_id=self.id,
                             hosted=self.hosted_json())
         if self.status != "playing":
-            self.finished_at = time.monotonic()
+            self.finished_at = self.clock.now()
         self.recorded = True
         played = self.index + 1
         if self.status == "playing" and played < self.settings.games:
-            delay = self.config.next_game_delay
-            asyncio.get_running_loop().call_later(delay, self.post, NextGame(played))
+            due = self.clock.now() + self.config.next_game_delay
+            self.clock.call_at(due, lambda: self.post(NextGame(played)))
         text = encode(self.game_over_message())
         for conn in self.conns():
             conn.send(text)
@@ -269,7 +281,9 @@ class Table:
                                 hosted=self.dissolved_by)
 
     def scored(self) -> bool:
-        return not all(s is not None and s.auto(self.config.away_grace) for s in self.seats)
+        now = self.clock.now()
+        return not all(s is not None and s.auto(self.config.away_grace, now)
+                       for s in self.seats)
 
     async def next_game(self, index: int) -> None:
         game = self.game
@@ -293,133 +307,15 @@ class Table:
             self.post(NextGame(self.index + 1))
         self.schedule()
 
-    # -- timers, 托管 and bots --------------------------------------------------------------
-    def cancel_timer(self, *, drop: bool = False) -> None:
-        """Time nothing: a timer handle that is kept finds nothing to post (``drop``:
-        cancel the handle too, for a table that stops)."""
-        self._timed = None
-        if drop and self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _set_timer(self, loop: asyncio.AbstractEventLoop, wait: float, token: Token) -> None:
-        """Post ``TimerFired(token)`` after ``wait`` seconds, instead of what was timed.
-
-        One timer handle is kept and moved only when it would ring too late: a move
-        made milliseconds after the one before neither cancels nor makes a handle
-        (a handle that rings early is set again for the time now wanted)."""
-        due = loop.time() + wait
-        self._timed = (due, token)
-        handle = self._timer
-        if handle is None or self._timer_due > due:
-            if handle is not None:
-                handle.cancel()
-            self._timer = loop.call_at(due, self._ring, loop)
-            self._timer_due = due
-
-    def _ring(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._timer = None
-        timed = self._timed
-        if timed is None:
-            return
-        if loop.time() < timed[0] - 0.001:
-            self._timer = loop.call_at(timed[0], self._ring, loop)
-            self._timer_due = timed[0]
-            return
-        self._timed = None
-        self.post(TimerFired(timed[1]))
-
+    # -- turns, 托管 and bots (:mod:`.autoplay`) ---------------------------------------------
     def deadline(self) -> float | None:
         """When the decision awaited now times out (``None``: nobody is waited for)."""
-        game = self.game
-        if game is None or game.is_over or game.to_act is None or self.status != "playing":
-            return None
-        seat = self.seats[game.to_act]
-        if game.stage is not Stage.GUARD and (seat is None or seat.is_bot
-                                              or seat.auto(self.config.away_grace)):
-            return None
-        # (the same instant however late it is asked for, to the last digit: a decision
-        # overdue — its timer not yet handled on a busy server — shows a deadline past,
-        # not a new one)
-        return self.turn_started_at + self.settings.timeout
+        return autoplay.deadline(self)
 
     def schedule(self) -> None:
-        """Arrange what happens next: a bot thinks, 托管 moves, or a timer runs."""
-        self.cancel_timer()
-        game = self.game
-        if self.status != "playing" or game is None or game.is_over or game.to_act is None:
-            return
-        token = (self.index, self.moves)
-        if token != self._turn:
-            self._turn, self.turn_started = token, time.monotonic()
-            self.turn_started_at = time.time()
-        seat_index = game.to_act
-        seat = self.seats[seat_index]
-        assert seat is not None
-        loop = self._loop or asyncio.get_running_loop()
-        if seat.is_bot:
-            if self._bot_turn != token and seat.player is not None:
-                self._bot_turn = token
-                task = loop.create_task(self.bot_think(token, seat_index, seat.player,
-                                                        game.view(seat_index),
-                                                        game.legal_actions()))
-                self._bot_tasks.add(task)
-                task.add_done_callback(self._bot_tasks.discard)
-            return
-        grace = self.config.away_grace
-        if seat.auto(grace):
-            self._set_timer(loop, self.config.hosted_delay, token)
-            return
-        wait = max(0.0, self.settings.timeout - (time.monotonic() - self.turn_started))
-        if seat.away_since is not None:
-            wait = min(wait, max(0.0, grace - seat.away_for()))
-        self._set_timer(loop, wait, token)
-
-    async def timer_fired(self, token: Token) -> None:
-        game = self.game
-        if game is None or game.is_over or token != (self.index, self.moves) \
-                or game.to_act is None:
-            return
-        seat_index = game.to_act
-        seat = self.seats[seat_index]
-        if seat is None or seat.is_bot:
-            return
-        if seat.auto(self.config.away_grace):
-            await self.auto_move(seat_index, "hosted")
-        elif time.monotonic() - self.turn_started >= self.settings.timeout - 1e-3:
-            seat.put_on_hosted()       # timeout: 托管 from now on
-            await self.save_hosted()
-            self.broadcast_table()
-            await self.auto_move(seat_index, "timeout")
-        else:                          # the away grace ran out: 托管 takes over
-            self.broadcast_table()
-            self.schedule()
-
-    async def auto_move(self, seat: int, source: str) -> None:
-        game = self.game
-        assert game is not None
-        await self.apply(seat, hosted_action(game.view(seat), game.legal_actions()), source)
-
-    async def bot_think(self, token: Token, seat: int, player: Bot, view: View,
-                         legal: list[Action]) -> None:
-        await asyncio.sleep(self.config.bot_delay)
-        try:
-            action = await asyncio.to_thread(player.choose, view, legal)
-        except Exception:
-            log.exception("table %s: bot %s failed; 托管 moves instead", self.id, player.name)
-            action = hosted_action(view, legal)
-        self.post(BotMove(token, seat, action))
-
-    async def bot_move(self, move: BotMove) -> None:
-        game = self.game
-        if game is None or game.is_over or move.token != (self.index, self.moves):
-            return
-        try:
-            await self.apply(move.seat, move.action, "bot")
-        except IllegalAction as exc:
-            log.warning("table %s: bot move %s refused (%s); 托管 moves", self.id,
-                        move.action, exc.reason)
-            await self.auto_move(move.seat, "hosted")
+        """Arrange what happens next: a bot thinks, 托管 moves, a held answer to the
+        Guard's decision is shown, or a timer runs."""
+        autoplay.schedule(self)
 
     # -- sending --------------------------------------------------------------------------
     def conns(self) -> list[Subscriber]:
@@ -431,7 +327,9 @@ class Table:
         ``before`` with what changed in its view since the view it was sent last."""
         game = self.game
         assert game is not None
-        deadline = None if game.is_over else self._deadline_after_move()
+        if not game.is_over:
+            autoplay.begin_turn(self, fresh=True)
+        deadline = None if game.is_over else self.deadline()
         shown = self._shown
         receivers: list[int | None] = []       # seats with a connection, None: watchers
         conns = []
@@ -457,31 +355,12 @@ class Table:
         for r, view in zip(receivers, views, strict=True):
             shown[5 if r is None else r] = view
 
-    def _deadline_after_move(self) -> float | None:
-        self._turn, self.turn_started = (self.index, self.moves), time.monotonic()
-        self.turn_started_at = time.time()
-        return self.deadline()
-
     def table_json(self, viewer: int | None) -> dict[str, Any]:
         """The TableState for a connection at ``viewer``'s seat (docs/protocol.md §3)."""
-        game, grace = self.game, self.config.away_grace
-        # While the Guard decides, the others see every seat's 托管 state as it was when
-        # the decision began — the deciding Guard's and everyone else's alike, so that
-        # which change is held back tells nothing; the changes show once the decision is
-        # made.  (After a restart in the decision nothing was shown yet: the state now.)
-        deciding = game is not None and game.stage is Stage.GUARD
-        seats: list[dict[str, Any] | None] = []
-        for index, seat in enumerate(self.seats):
-            actual = None if seat is None else seat.public(index, grace)
-            held = self._public[index]
-            if not deciding or held is None:
-                self._public[index] = held = actual
-            shown = actual
-            if deciding and index != viewer and actual is not None and held is not None:
-                shown = dict(actual, **{key: held[key] for key in HOSTED_FIELDS})
-                if shown != actual:
-                    self._hidden_pending = True
-            seats.append(shown)
+        game = self.game
+        seats = self._seats_shown.seats(
+            self.seats, viewer, grace=self.config.away_grace, now=self.clock.now(),
+            deciding=game is not None and game.stage is Stage.GUARD)
         s = self.settings
         return {"id": s.id, "code": s.code, "preset": s.preset, "rules": s.rules.to_dict(),
                 "timeout": s.timeout, "games": s.games, "practice": s.practice,
@@ -514,7 +393,7 @@ class Table:
         return None
 
     def idle_since(self) -> float | None:
-        """Since when (monotonic seconds) no player has been connected and no move made;
+        """Since when (the table's clock) no player has been connected and no move made;
         ``None`` while a player is connected."""
         since = self.moved_at
         for seat in self.seats:

@@ -24,6 +24,7 @@ from ..accounts.accounts import Accounts
 from ..config import ServerConfig
 from ..db.storage import open_storage
 from ..runtime import tune_gc
+from ..table.clock import ClockFactory
 from ..table.lobby import Lobby
 from .api import routes as api_routes
 from .security import middleware
@@ -48,15 +49,16 @@ async def _no_client(request: Request) -> Response:
                         "WebSocket: <code>/ws</code>.</p>")
 
 
-def create_app(config: ServerConfig | None = None, static_dir: Path | None = STATIC_DIR
-               ) -> Starlette:
-    """The application; its lifespan opens the database and restores tables."""
+def create_app(config: ServerConfig | None = None, static_dir: Path | None = STATIC_DIR,
+               *, clocks: ClockFactory | None = None) -> Starlette:
+    """The application; its lifespan opens the database and restores tables
+    (``clocks``: each table's clock, by default real time)."""
     cfg = config or ServerConfig()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         storage = await open_storage(cfg.db_url)
-        lobby = Lobby(storage, cfg)
+        lobby = Lobby(storage, cfg, clocks)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
                             absolute=cfg.session_absolute)

@@ -1,0 +1,215 @@
+"""The Guard's pause and 托管's delay, on a real server whose tables run on clocks the
+test moves by hand (docs/rules.md §10, SECURITY.md).
+
+Nobody but the Guard knows who decides 明保/暗保, so the moment the answer shows must
+not tell how it was given: the Guard's own quick answer, 托管 (turned on while he
+decides) and a bot's all show exactly ``guard_pause`` after the decision began; one
+given later shows when given; a timeout takes 托管's answer at the deadline without
+putting the seat on 托管. 托管's own delay is the same for every role.
+
+Each table has a :class:`ManualClock`: nothing happens on it until the test moves it,
+and after every move of the clock or input the test waits until every socket has all
+the table sent (a resync, answered in order), so each message is stamped with the
+clock time at which the table sent it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from server_support import Clocks, Raw, guests
+
+from baohuang.bots import hosted_action
+from baohuang.client import view_from_dict
+from baohuang.server.config import ServerConfig
+from baohuang.server.harness import ServerThread
+from baohuang.server.table.clock import ManualClock
+
+PAUSE, HOSTED_DELAY, TIMEOUT = 3.0, 0.5, 20.0
+
+
+class Table:
+    """Five seated sockets and a watcher at one table, with its clock."""
+
+    def __init__(self, clock: ManualClock, seats: list[Raw], watcher: Raw) -> None:
+        self.clock, self.seats, self.watcher = clock, seats, watcher
+        #: (clock time, message) as each socket received them, in order
+        self.log: dict[int | None, list[tuple[float, dict[str, Any]]]] = {
+            i: [] for i in [*range(5), None]}
+
+    def raws(self) -> list[tuple[int | None, Raw]]:
+        return [*enumerate(self.seats), (None, self.watcher)]
+
+    async def quiet(self, sender: int | None = None) -> None:
+        """Until every socket has what the table sent so far (stamped with now).
+
+        ``sender``: the seat whose socket sent something last — resynced first, so that
+        the table has handled what it sent before any other socket's resync."""
+        raws = self.raws()
+        if sender is not None:
+            raws.sort(key=lambda item: item[0] != sender)
+        for seat, raw in raws:
+            await raw.send({"type": "resync", "version": None})
+            while True:
+                message = await raw.recv()
+                if message["type"] == "snapshot":
+                    break
+                self.log[seat].append((self.clock.now(), message))
+
+    async def advance_to(self, when: float) -> None:
+        """Move the clock to ``when``, a timer at a time, quiet after each."""
+        while True:
+            due = self.clock.next_due()
+            if due is None or due > when:
+                break
+            await asyncio.to_thread(self.clock.advance_to, due)
+            await self.quiet()
+        await asyncio.to_thread(self.clock.advance_to, when)
+        await self.quiet()
+
+    async def run(self) -> None:
+        """Let the clock run, a timer at a time, until the game is over."""
+        while not any(m["type"] == "game_over" for _, m in self.log[None]):
+            due = self.clock.next_due()
+            assert due is not None, "the table waits for nobody and nothing"
+            await self.advance_to(due)
+
+    def stage(self) -> str:
+        return str(self.watcher.view["stage"])
+
+    def deciding(self) -> int | None:
+        """The seat whose own view says it is to decide now."""
+        for seat, raw in enumerate(self.seats):
+            view = raw.view
+            if view.get("legal_actions") and view.get("to_act") == seat:
+                return seat
+        return None
+
+    async def act(self, seat: int) -> None:
+        view = self.seats[seat].view
+        parsed = view_from_dict(view)
+        action = hosted_action(parsed, list(parsed.legal_actions))
+        await self.seats[seat].send({"type": "act", "action": action.to_dict()})
+        await self.quiet(seat)
+
+    def shown_at(self, seat: int | None, stage: str) -> float:
+        """When ``seat``'s socket was first shown a view past ``stage``."""
+        current, reached = None, False
+        for at, message in self.log[seat]:
+            if message["type"] in ("update", "snapshot"):
+                current = message["view"].get("stage", current)
+                reached = reached or current == stage
+                if reached and current != stage:
+                    return at
+        raise AssertionError(f"seat {seat} was never shown the end of {stage}")
+
+
+async def _table(url: str, clocks: Clocks, seed: int) -> Table:
+    clients = await guests(url, 5, f"s{seed}-")
+    spec = await clients[0].create_table(practice=True, seed=seed, timeout=TIMEOUT)
+    watcher = await Raw.connect(url)
+    await watcher.send({"type": "join", "table": spec["id"], "as": "watcher"})
+    seats = [await Raw.connect(url, client.token) for client in clients]
+    table = Table(clocks.tables[spec["id"]], seats, watcher)
+    await watcher.recv_type("table")
+    for raw in seats:                      # (the fifth one starts the game)
+        await raw.send({"type": "join", "table": spec["id"]})
+        await raw.recv_type("table")
+    for raw in [*seats, watcher]:          # (the deal)
+        await raw.recv_type("snapshot")
+    await table.quiet()
+    return table
+
+
+async def _to_the_guard(table: Table) -> int:
+    """Take the role phase's decisions before the Guard's, at once; the Guard's seat."""
+    while table.stage() != "guard":
+        seat = table.deciding()
+        assert seat is not None and table.stage() != "play"
+        await table.act(seat)
+    guard = table.deciding()
+    assert guard is not None
+    return guard
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Clocks]]:
+    clocks = Clocks()
+    path = tmp_path_factory.mktemp("pause") / "bh.db"
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", hosted_delay=HOSTED_DELAY,
+                          bot_delay=0.0, guard_pause=PAUSE, next_game_delay=600.0,
+                          away_grace=600.0)
+    with ServerThread(config, clocks=clocks) as running:
+        yield running.url, clocks
+
+
+@pytest.mark.parametrize("way", ["at_once", "hosted", "later", "timeout"])
+def test_the_guards_answer_shows_at_the_same_moment_however_it_was_given(
+        server: tuple[str, Clocks], way: str) -> None:
+    url, clocks = server
+
+    async def main() -> tuple[Table, int, float]:
+        table = await _table(url, clocks, seed=7)
+        guard = await _to_the_guard(table)
+        began = table.clock.now()
+        if way == "at_once":
+            await table.act(guard)
+        elif way == "hosted":
+            await table.seats[guard].send({"type": "hosted", "on": True})
+            await table.quiet(guard)
+        # (nothing shows before the pause ends; answering later, nothing before then)
+        await table.advance_to(began + PAUSE + (2.0 if way == "later" else -0.01))
+        assert table.stage() == "guard", "an answer showed before the Guard's pause ended"
+        if way == "later":
+            await table.act(guard)
+        while table.stage() == "guard":
+            due = table.clock.next_due()
+            assert due is not None
+            await table.advance_to(due)
+        return table, guard, began
+
+    table, guard, began = asyncio.run(main())
+    expected = {"at_once": PAUSE, "hosted": PAUSE, "later": PAUSE + 2.0, "timeout": TIMEOUT}
+    for seat in [*range(5), None]:
+        if seat != guard:
+            assert table.shown_at(seat, "guard") == began + expected[way], (seat, way)
+    # a timeout answers without 托管 (a seat seen on 托管 after it would be the Guard);
+    # 托管 turned on by the Guard stays on, as he chose
+    seats = next(m for _, m in reversed(table.log[None]) if m["type"] == "table")
+    assert seats["table"]["seats"][guard]["hosted"] is (way == "hosted")
+
+
+def test_hosted_answers_every_role_after_the_same_delay(server: tuple[str, Clocks]) -> None:
+    """All five on 托管 from the start: every decision comes ``hosted_delay`` after the
+    one before, whoever's it is — the Guard's answer only waits for the pause."""
+    url, clocks = server
+
+    async def main() -> Table:
+        table = await _table(url, clocks, seed=11)
+        for seat, raw in enumerate(table.seats):
+            await raw.send({"type": "hosted", "on": True})
+            await table.quiet(seat)
+        await table.run()
+        return table
+
+    table = asyncio.run(main())
+    over = next(m for _, m in table.log[None] if m["type"] == "game_over")
+    roles = {over["result"]["emperor"]: "emperor", over["result"]["guard"]: "guard"}
+    delays: dict[str, set[float]] = {}
+    updates = [(at, m) for at, m in table.log[None] if m["type"] == "update"]
+    previous = 0.0                         # (the deal: everyone turned 托管 on at once)
+    for at, message in updates:
+        events = message["events"]
+        kinds = {e["type"] for e in events}
+        if "guard" in kinds:
+            assert round(at - previous, 6) == PAUSE
+        moves = [e for e in events if e["type"] in ("play", "pass")]
+        if moves:
+            role = roles.get(moves[0]["seat"], "rebel")
+            delays.setdefault(role, set()).add(round(at - previous, 6))
+        previous = at
+    assert delays.keys() == {"emperor", "guard", "rebel"}, delays
+    assert all(d == {HOSTED_DELAY} for d in delays.values()), delays
