@@ -45,7 +45,7 @@ def train_command(
                                             "heuristic bot: this many of its games are "
                                             "recorded and fitted (0: no warm start).")] = 0,
     warm_steps: Annotated[int, typer.Option(min=1, help="Updates of the warm start's "
-                                            "fit.")] = 4000,
+                                            "fit.")] = 16000,
     imitation: Annotated[float, typer.Option(min=0.0, help="Weight of the warm start's "
                                              "imitation loss (on its recorded games, "
                                              "RUN_DIR/demos.npz) kept in every update.")

@@ -80,8 +80,8 @@ def demo_loss(model: TorchQ, demos: Demos, rows: Ints, tau: float = 1.0) -> torc
     return out
 
 
-def fit(model: TorchQ, demos: Demos, *, steps: int, batch: int = 256, lr: float = 1e-3,
-        imitation: float = 0.1, tau: float = 1.0, seed: int = 0, held_out: int = 5000,
+def fit(model: TorchQ, demos: Demos, *, steps: int, batch: int = 128, lr: float = 1e-3,
+        imitation: float = 3.0, tau: float = 1.0, seed: int = 0, held_out: int = 5000,
         report: Callable[[dict[str, Any]], None] | None = None, every: int = 500
         ) -> dict[str, Any]:
     """``steps`` Adam updates on random batches of ``demos`` (the last ``held_out``
