@@ -54,7 +54,8 @@ def test_a_session_ending_by_age_closes_its_sockets(tmp_path: Path, age: str) ->
     config = _config(tmp_path, session_check=0.05, session_idle=3600.0,
                      session_absolute=7200.0)
 
-    async def main(url: str) -> tuple[list[int | None], dict[str, Any], int, bool]:
+    async def main(server: ServerThread) -> tuple[list[int | None], dict[str, Any], int, bool]:
+        url = server.url
         player, other = Client(url), Client(url)
         await player.guest("aging")
         await other.guest("staying")
@@ -67,6 +68,10 @@ def test_a_session_ending_by_age_closes_its_sockets(tmp_path: Path, age: str) ->
         await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
         seats = (await watcher.recv_type("table"))["table"]["seats"]
         assert seats[0]["connected"] is True
+        # (the join was a use of the session, recorded at the check after it: that check
+        # is made now, before the month the database is aged by)
+        assert server.app is not None
+        await asyncio.to_thread(server.call, server.app.state.server.sessions.sweep)
         with sqlite3.connect(tmp_path / "bh.db") as db:
             # a month unused, or older than the absolute limit
             aged = "last_used = created - 8000" if age == "idle" else "created = created - 8000"
@@ -83,10 +88,50 @@ def test_a_session_ending_by_age_closes_its_sockets(tmp_path: Path, age: str) ->
         return codes, message["table"]["seats"][0], me.status_code, alive
 
     with ServerThread(config) as server:
-        codes, seat, status, alive = asyncio.run(main(server.url))
+        codes, seat, status, alive = asyncio.run(main(server))
     assert codes == [4001, 4001]
     assert seat["name"] == "aging" and seat["connected"] is False
     assert status == 401 and alive
+
+
+def test_messages_on_an_open_socket_keep_its_session_in_use(tmp_path: Path) -> None:
+    """A session used only through a socket that stays open is in use while the socket
+    sends messages: the check of the sessions with open sockets records its use (as an
+    HTTP call with the token would) and leaves it open, while a session whose socket is
+    silent ends by age and its socket closes (4001). The test ages both sessions in the
+    database instead of waiting a month, and asks the server for the check (it runs once
+    a minute by itself) instead of waiting for it."""
+    config = _config(tmp_path, session_check=3600.0, session_idle=3600.0,
+                     session_absolute=7200.0)
+
+    async def main(server: ServerThread) -> tuple[bool, int | None, int, int, float]:
+        url = server.url
+        busy, silent = Client(url), Client(url)
+        await busy.guest("busy")
+        await silent.guest("silent")
+        assert busy.token is not None and silent.token is not None
+        sockets = [await Raw.connect(url, client.token) for client in (busy, silent)]
+        with sqlite3.connect(tmp_path / "bh.db") as db:      # a month unused, both
+            db.execute("UPDATE sessions SET last_used = created - 8000")
+        assert await _alive(sockets[0])   # (a message on the busy socket: a use)
+        assert server.app is not None
+        sessions = server.app.state.server.sessions
+        await asyncio.to_thread(server.call, sessions.sweep)
+        code = await _closed(sockets[1])
+        alive = await _alive(sockets[0])
+        with sqlite3.connect(tmp_path / "bh.db") as db:
+            (used,), = db.execute("SELECT last_used - sessions.created FROM sessions JOIN users "
+                                  "ON users.id = sessions.user_id WHERE name = 'busy'")
+        statuses = [httpx.get(url + "/api/me", headers=_auth(token)).status_code
+                    for token in (busy.token, silent.token)]
+        await sockets[0].close()
+        return alive, code, statuses[0], statuses[1], used
+
+    with ServerThread(config) as server:
+        alive, code, busy_status, silent_status, used = asyncio.run(main(server))
+    assert alive and code == 4001
+    assert used > -60, "the busy session's use was recorded when it was checked"
+    assert (busy_status, silent_status) == (200, 401)
 
 
 def test_a_password_change_ends_every_other_session(tmp_path: Path) -> None:

@@ -68,8 +68,9 @@ class ServerConfig:
     #: a session ends after this long unused, and this long after it began (seconds)
     session_idle: float = 30 * 24 * 3600.0
     session_absolute: float = 365 * 24 * 3600.0
-    #: how often the sessions of open sockets are checked: the sockets of one that has
-    #: ended by age are closed (4001)
+    #: how often the sessions of open sockets are checked: those whose sockets sent
+    #: messages since the last check are recorded as used, and the sockets of one that
+    #: has ended by age are closed (4001)
     session_check: float = 60.0
     #: login attempts allowed per account and per client address (``limits`` notation)
     login_rate_account: str = "10/minute"

@@ -13,14 +13,15 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
 from sqlalchemy.engine import make_url
+from starlette.applications import Starlette
 
 from .children import ChildProcess
 from .config import ServerConfig
@@ -28,6 +29,8 @@ from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
 
 __all__ = ["ServerProcess", "ServerThread", "free_port", "lifespan", "pg_database"]
+
+T = TypeVar("T")
 
 
 async def lifespan(receive: Any, send: Any) -> None:
@@ -62,6 +65,9 @@ class ServerThread:
         self.static_dir = static_dir
         self.send_buffer = send_buffer
         self.port = 0
+        #: the application, and the loop it runs on (set once it runs)
+        self.app: Starlette | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -77,7 +83,7 @@ class ServerThread:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        app = create_app(self.config, self.static_dir, clocks=self.clocks)
+        self.app = app = create_app(self.config, self.static_dir, clocks=self.clocks)
         self._server = uvicorn.Server(uvicorn_config(app, self.config, "127.0.0.1", self.port,
                                                      log_level="warning"))
         self._thread = threading.Thread(target=self._run, args=(sock,), daemon=True)
@@ -92,11 +98,25 @@ class ServerThread:
         return self
 
     def _run(self, sock: socket.socket) -> None:
-        assert self._server is not None
+        server = self._server
+        assert server is not None
+
+        async def serve() -> None:
+            self.loop = asyncio.get_running_loop()
+            await server.serve(sockets=[sock])
         try:
-            asyncio.run(self._server.serve(sockets=[sock]))
+            asyncio.run(serve())
         except BaseException as exc:  # pragma: no cover - reported by __enter__
             self._error = exc
+
+    def call(self, work: Callable[[], Awaitable[T]], timeout: float = 30.0) -> T:
+        """Run ``work()`` on the server's loop (from another thread) and return its
+        result: a test asks the running server to do now what it does on a timer."""
+        assert self.loop is not None, "the server is not running"
+
+        async def run() -> T:
+            return await work()
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

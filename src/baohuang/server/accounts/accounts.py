@@ -229,6 +229,14 @@ class Accounts:
         await self.storage.delete_user_sessions(user.id, keep=token_digest(token))
         return user
 
+    async def use_sessions(self, digests: list[str]) -> None:
+        """Record a use of each of the sessions ``digests``, whose open sockets sent
+        messages since the last check: as an HTTP call with its token does (written at
+        most once a minute each). A message is a use however long ago the last one was
+        recorded; a session past its absolute age, or deleted, stays ended."""
+        for digest in digests:
+            await self.storage.session_user(digest, absolute=self.absolute)
+
     async def ended_sessions(self, digests: list[str]) -> list[str]:
         """Which of the sessions ``digests`` have ended (by age, logout or a password
         change); nothing counts as their use."""

@@ -2,6 +2,10 @@
 (every other session of the user) and when a session ends by age (a sweep asks the
 accounts which of the sessions with open sockets have ended).
 
+A message on an open socket is a use of its session: the socket marks it (a set
+insertion), and each sweep first records the use of the sessions marked since the
+one before — one check a sweep (a minute) for a busy session, however many messages.
+
 The registry knows no transport: it is given the function that ends one socket.
 
 >>> ended = []
@@ -13,6 +17,12 @@ The registry knows no transport: it is given the function that ends one socket.
 ([('c', 4001)], ['s1'])
 >>> live.discard("s1", "a"); live.end_session("s1", 4001, "logged out"), ended[-1]
 (1, ('b', 4001))
+>>> live.add("s3", 8, "d"); live.used("s3"); live.used("s3"); live.used("gone")
+>>> async def used(digests: list[str]) -> None: print("used", digests)
+>>> async def expired(digests: list[str]) -> list[str]: return []
+>>> asyncio.run(live.sweep(expired, used)), asyncio.run(live.sweep(expired, used))
+used ['s3']
+(0, 0)
 """
 
 from __future__ import annotations
@@ -32,6 +42,8 @@ S = TypeVar("S", bound=Hashable)
 EndSocket = Callable[[S, int, str], None]
 #: which of the given session digests have ended (by age, or deleted)
 Expired = Callable[[list[str]], Awaitable[list[str]]]
+#: record a use of each of the given session digests
+Used = Callable[[list[str]], Awaitable[None]]
 
 
 class LiveSessions(Generic[S]):
@@ -41,7 +53,10 @@ class LiveSessions(Generic[S]):
         self._end = end
         self._sockets: dict[str, set[S]] = {}
         self._user: dict[str, int] = {}
+        #: sessions a socket sent a message on since the last sweep
+        self._busy: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        self._checks: tuple[Expired, Used | None] | None = None
 
     def add(self, digest: str, user_id: int, sock: S) -> None:
         self._sockets.setdefault(digest, set()).add(sock)
@@ -54,6 +69,11 @@ class LiveSessions(Generic[S]):
             if not held:
                 del self._sockets[digest]
                 self._user.pop(digest, None)
+
+    def used(self, digest: str) -> None:
+        """A socket of session ``digest`` sent a message (recorded at the next sweep)."""
+        if digest in self._sockets:
+            self._busy.add(digest)
 
     def digests(self) -> list[str]:
         """The sessions that have open sockets."""
@@ -74,21 +94,33 @@ class LiveSessions(Generic[S]):
                    if user == user_id and digest != keep)
 
     # -- sessions that end by age -------------------------------------------------------
-    async def sweep(self, expired: Expired) -> int:
-        """End the sockets of every session that has ended; returns how many."""
+    async def sweep(self, expired: Expired | None = None, used: Used | None = None) -> int:
+        """Record the use of the sessions whose sockets sent messages since the last
+        sweep (``used``), then end the sockets of every session that has ended
+        (``expired``); returns how many.  Without arguments: the checks the sweeper was
+        started with."""
+        if expired is None:
+            assert self._checks is not None, "no sweeper was started"
+            expired, used = self._checks
+        busy, self._busy = self._busy, set()
+        busy &= self._sockets.keys()
+        if busy and used is not None:
+            await used(sorted(busy))
         digests = self.digests()
         if not digests:
             return 0
         return sum(self.end_session(d, 4001, "the session has ended")
                    for d in await expired(digests))
 
-    def start_sweeper(self, expired: Expired, every: float) -> None:
+    def start_sweeper(self, expired: Expired, every: float, used: Used | None = None) -> None:
         """Sweep every ``every`` seconds until :meth:`stop`."""
+        self._checks = (expired, used)
+
         async def run() -> None:
             while True:
                 await asyncio.sleep(every)
                 try:
-                    await self.sweep(expired)
+                    await self.sweep()
                 except Exception:
                     log.exception("checking the sessions of open sockets failed")
         self._sweeper = asyncio.get_running_loop().create_task(run())

@@ -63,7 +63,8 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
                             absolute=cfg.session_absolute)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby)
-        state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check)
+        state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
+                                     accounts.use_sessions)
         restored = await lobby.restore()
         if restored:
             log.info("restored %d unfinished table(s)", restored)

@@ -83,12 +83,15 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                                "burst": config.burst},
                     "now": time.time()})
     bucket = TokenBucket(config.rate_per_second, config.burst)
+    used = state.sessions.used
 
     def take(data: str | bytes) -> Join | None:
         """One message from the client: checked, decoded and handed on; a ``join`` of a
         table this node does not run is returned (to be found in the cluster)."""
         if conn.closed:
             return None
+        if session is not None:
+            used(session)                 # (a use of the session: recorded at the next sweep)
         elsewhere = handle(data)
         if conn.closed and conn.route is not None:
             # (closed for abuse: the table hears of it now, not when the socket is gone)
