@@ -73,6 +73,7 @@ def test_warm_start_then_deep_monte_carlo_goes_on_from_it(tmp_path: Path) -> Non
     info = json.loads((run / "warm.json").read_text())
     assert info["games"] == 3 and info["step"] == 20 and rows[-1]["step"] == 20
     assert 0.0 <= info["agree_play"] <= 1.0
+    assert info["agree_role"] is None or 0.0 <= info["agree_role"] <= 1.0
     warm = load_weights(path)
     train(Config(run_dir=run, tables=2, batch=16, eval_deals=1, max_updates=0, seed=3,
                  init=path, mix=1.0, learn_heuristic=True))

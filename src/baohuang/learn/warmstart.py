@@ -80,6 +80,11 @@ def demo_loss(model: TorchQ, demos: Demos, rows: Ints, tau: float = 1.0) -> torc
     return out
 
 
+def _share(flags: torch.Tensor) -> float | None:
+    """The share of ones among ``flags`` (None for none)."""
+    return round(float(flags.mean()), 4) if len(flags) else None
+
+
 def fit(model: TorchQ, demos: Demos, *, steps: int, batch: int = 128, lr: float = 1e-3,
         imitation: float = 3.0, tau: float = 1.0, seed: int = 0, held_out: int = 5000,
         report: Callable[[dict[str, Any]], None] | None = None, every: int = 500
@@ -112,8 +117,8 @@ def fit(model: TorchQ, demos: Demos, *, steps: int, batch: int = 128, lr: float 
             row = {"step": step, "seconds": round(time.monotonic() - t0, 1),
                    "mse": round(float(np.mean([float(p[0]) for p in parts])), 4),
                    "ce": round(float(np.mean([float(p[1]) for p in parts])), 4),
-                   "agree_role": round(float(agree[torch.from_numpy(stage == 0)].mean()), 4),
-                   "agree_play": round(float(agree[torch.from_numpy(stage == 1)].mean()), 4)}
+                   "agree_role": _share(agree[torch.from_numpy(stage == 0)]),
+                   "agree_play": _share(agree[torch.from_numpy(stage == 1)])}
             if report is not None:
                 report(row)
     return row
