@@ -1,6 +1,7 @@
 """The ``learned`` bot and its training: a Q network fitted by Deep Monte-Carlo
 self-play (as in DouZero) on the observation and action encodings of
-:mod:`baohuang.env`.
+:mod:`baohuang.env`, after a warm start that imitates the heuristic bot
+(:mod:`.imitate` records its games, :mod:`.warmstart` fits the network to them).
 
 Playing needs NumPy only (the ``rl`` extra): :mod:`.model` is the network's forward
 pass, :mod:`.bot` the bot, with the weights shipped in ``weights/learned.npz``.
