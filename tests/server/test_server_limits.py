@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import FAST, Raw, raw_play, running_server
+from server_support import FAST, Clocks, Raw, guests, raw_play, running_server
 
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
@@ -95,6 +95,58 @@ def test_idle_tables_are_dissolved_and_their_games_kept(tmp_path: Path) -> None:
     assert rows == {empty: "dissolved", watched: "dissolved", played: "dissolved",
                     kept: "open"}
     assert finished == 3
+
+
+def test_a_game_in_progress_at_an_idle_table_is_abandoned_unscored(tmp_path: Path) -> None:
+    """Everyone leaves a game in progress (their seats go on 托管, here slower than the
+    idle limit, after its first decision): when the table is dissolved as idle the game
+    is abandoned — stored as such, scored for nobody (no game, point or rating counted,
+    in no history) and not replayed; its watcher is told the table was dissolved as idle.
+    The table's clock is moved past the idle limit by hand."""
+    clocks = Clocks()
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
+                          hosted_delay=100000.0, away_grace=10.0, table_idle=3600.0,
+                          keep_finished=0.2)
+
+    async def main(url: str) -> dict[str, Any]:
+        clients = await guests(url, 5, "gone")
+        table = await clients[0].create_table(timeout=60)
+        watcher = await Raw.connect(url)
+        await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
+        raws = []
+        for client in clients:
+            raw = await Raw.connect(url, client.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            raws.append(raw)
+        for raw in raws:
+            await raw.recv_type("snapshot")          # the game began
+            await raw.close()
+        seen = await watcher.recv_type("table")
+        while any(seat is None or seat["connected"] for seat in seen["table"]["seats"]):
+            seen = await watcher.recv_type("table")
+        clock = clocks.tables[table["id"]]
+        # the away grace: 托管 takes the decision awaited then, and the next waits long
+        await asyncio.to_thread(clock.advance_to, 10.0)
+        await watcher.recv_type("update")
+        await asyncio.to_thread(clock.advance_to, 10.0 + 3601.0)
+        while seen["table"]["status"] != "dissolved":
+            seen = await watcher.recv_type("table", 30)
+        await watcher.close()
+        with sqlite3.connect(tmp_path / "bh.db") as db:
+            games = db.execute("SELECT id, status, scored, finished IS NOT NULL FROM games "
+                               "WHERE table_id = ?", (table["id"],)).fetchall()
+        replay = httpx.get(f"{url}/api/games/{games[0][0]}/replay")
+        return {"seen": seen["table"], "games": games, "replay": replay.status_code,
+                "me": [await c.request("GET", "/api/me") for c in clients],
+                "history": [await c.history() for c in clients]}
+
+    with ServerThread(config, clocks=clocks) as server:
+        out = asyncio.run(main(server.url))
+    assert out["seen"]["dissolved"] == {"reason": "idle", "seats": []}
+    assert [g[1:] for g in out["games"]] == [("abandoned", 0, 1)]
+    assert out["replay"] != 200
+    assert all(me["games"] == 0 and me["points"] == 0 for me in out["me"]), out["me"]
+    assert out["history"] == [[]] * 5
 
 
 def test_a_table_takes_a_bounded_number_of_watchers(tmp_path: Path) -> None:

@@ -398,9 +398,18 @@ class Lobby:
 
     async def expire(self, table: Table) -> None:
         """Close a table nobody plays at (``ServerConfig.table_idle``): it is dissolved
-        (reason ``idle``) and leaves the lobby; the games it finished stay stored."""
+        (reason ``idle``) and leaves the lobby; the games it finished stay stored. A game
+        it was playing is abandoned (docs/rules.md §10): every seat away, all on 托管, it
+        is not scored — stored as ``abandoned``, counted in no one's totals, history or
+        rating, and not replayed."""
         await table.stop()
         log.info("table %s: idle, dissolved", table.id)
+        game = table.game
+        if table.status == "playing" and game is not None and not game.is_over \
+                and table.game_ids:
+            await self.storage.update_game(table.game_ids[-1], status="abandoned",
+                                           scored=False, hosted=table.hosted_json(),
+                                           finished=time.time())
         table.status, table.dissolved_reason, table.dissolved_by = "dissolved", "idle", []
         table.finished_at = table.clock.now()
         await self.storage.update_table(table.id, status="dissolved", finished=time.time())
