@@ -65,7 +65,8 @@ def serve() -> Iterator[str]:
             [sys.executable, "-c", "from baohuang.cli import main; main()", "serve",
              "--host", "127.0.0.1", "--port", str(port),
              "--db", f"sqlite+aiosqlite:///{Path(tmp) / 'shots.db'}",
-             "--bot-delay", "0.01", "--hosted-delay", "0.01", "--next-game-delay", "0.5",
+             "--bot-delay", "0.01", "--hosted-delay", "0.01", "--guard-pause", "0",
+             "--next-game-delay", "0.5",
              "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
         url = f"http://127.0.0.1:{port}"
         try:

@@ -79,7 +79,7 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str) -> 
         [sys.executable, "-c", "from baohuang.cli import main; main()", "serve",
          "--host", "127.0.0.1", "--port", str(port),
          "--db", f"sqlite+aiosqlite:///{tmp / 'web.db'}",
-         "--bot-delay", "0.01", "--next-game-delay", "0.5", *flags,
+         "--bot-delay", "0.01", "--guard-pause", "0", "--next-game-delay", "0.5", *flags,
          "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
     url = f"http://127.0.0.1:{port}"
