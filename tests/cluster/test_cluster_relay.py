@@ -115,7 +115,8 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
 
     url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
     nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
-                           "--lease-ttl", "1", log=tmp_path / f"{name}.log")
+                           "--lease-ttl", "1", "--log-level", "info",
+                           log=tmp_path / f"{name}.log")
              for name in ("one", "two")]
     for node in nodes:
         node.start()
@@ -148,7 +149,11 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
         for node in nodes:
             node.stop()
 
-    assert sum(r.reconnects for r in results) >= 5
-    assert record["actions"] == alone_record["actions"]
+    assert sum(r.reconnects for r in results) >= 5, [r.reconnects for r in results]
+    diverged = next((i for i, (a, b) in enumerate(zip(record["actions"],
+                                                      alone_record["actions"], strict=False))
+                     if a != b), None)
+    assert record["actions"] == alone_record["actions"], (
+        diverged, len(record["actions"]), len(alone_record["actions"]))
     assert results[0].games[0]["result"] == alone[0].games[0]["result"]
     _stored_once(results, record)

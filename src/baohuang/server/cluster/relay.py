@@ -12,7 +12,10 @@ clients like the players.
 Pub/sub delivers at most once, in order.  Every message between a route and its
 remote client is numbered (each way): a gap (Redis cut the subscription, a publish
 failed) closes the client's socket with 1012, and the client reconnects and resyncs
-by version, as after any reconnect.  A node that dies stops renewing its
+by version, as after any reconnect.  A publish that no node heard (``PUBLISH``
+answers how many subscribers got it: the other node is subscribing again after Redis
+went away, or gone) does the same at once for every client between the two nodes —
+so a first message (a ``join``) is never lost without a trace.  A node that dies stops renewing its
 ``{prefix}alive:{name}`` key: the tables of the other nodes then let its clients go
 (as disconnects), and the nodes of its tables' clients, seeing another holder or
 none, close those clients' sockets (1012) so that they reconnect.
@@ -274,12 +277,15 @@ class Relay:
                 try:
                     if len(by_channel) == 1:
                         [(channel, payloads)] = by_channel.items()
-                        await self.redis.publish(channel, _RS.join(payloads))
+                        heard = [await self.redis.publish(channel, _RS.join(payloads))]
                     else:
                         pipe = self.redis.pipeline(transaction=False)
                         for channel, payloads in by_channel.items():
                             pipe.publish(channel, _RS.join(payloads))
-                        await pipe.execute()
+                        heard = await pipe.execute()
+                    for channel, listeners in zip(by_channel, heard, strict=True):
+                        if not listeners:
+                            self._unheard(channel[len(self.channel_of("")):])
                 except Exception:
                     log.exception("cluster: node %s could not publish; closing its "
                                   "cross-node clients", self.node)
@@ -291,8 +297,12 @@ class Relay:
             try:
                 await pubsub.subscribe(self.channel)
                 self._subscribed.set()
-                async for message in pubsub.listen():
-                    if message.get("type") == "message":
+                while True:
+                    # (a timeout, so that the connection's health check — a PING every
+                    # few seconds — finds a subscription that died without a word)
+                    message = await pubsub.get_message(ignore_subscribe_messages=True,
+                                                       timeout=1.0)
+                    if message is not None and message.get("type") == "message":
                         for text in str(message["data"]).split(_RS):
                             try:
                                 self.dispatch(text)
@@ -310,9 +320,24 @@ class Relay:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
-    def _break(self) -> None:
-        """Messages may have been lost: every cross-node client reconnects."""
+    def _unheard(self, node: str) -> None:
+        """Nobody listened on ``node``'s channel (it is resubscribing after Redis went
+        away, or gone): what was published is lost, so the clients between this node
+        and that one reconnect."""
         for route in list(self.routes.values()):
+            if route.node == node:
+                route.end()
+                route.conn.close(1012, "messages between servers were lost; reconnect")
+        for key, client in list(self.clients.items()):
+            if key[0] == node:
+                client.closed = True
+                client.leave()
+
+    def _break(self) -> None:
+        """Messages may have been lost: every cross-node client reconnects (its table's
+        node told so, if Redis takes it: it may have missed nothing)."""
+        for route in list(self.routes.values()):
+            self.publish(route.node, f"b|{self.node}|{route.id}|0|")
             route.end()
             route.conn.close(1012, "messages between servers were lost; reconnect")
         for client in list(self.clients.values()):
