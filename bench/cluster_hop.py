@@ -82,7 +82,7 @@ def main() -> None:
                     f"| {report['errors']} | {report['moves']} | {report['moves_per_second']} "
                     f"| {latency['p50']} | {latency['p99']} | {per[0]} | {per[1]} | {per[2]} "
                     f"| {1000 * sum(used) / moves:.3f} |")
-                print(rows[-1], flush=True)
+                print(rows[-1], report["error_codes"] or "", flush=True)
     print("\n".join(rows))
 
 

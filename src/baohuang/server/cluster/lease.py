@@ -88,10 +88,8 @@ class Leases:
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "bh:") -> Leases:
-        """``redis://host:port/db``; each connection checks its health (PING) after 5 s
-        without traffic, so that a subscription to a Redis that went away fails."""
-        return cls(Redis.from_url(url, decode_responses=True, health_check_interval=5),
-                   prefix)
+        """``redis://host:port/db``."""
+        return cls(Redis.from_url(url, decode_responses=True), prefix)
 
     async def close(self) -> None:
         await self.redis.aclose()

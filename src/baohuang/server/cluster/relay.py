@@ -298,8 +298,6 @@ class Relay:
                 await pubsub.subscribe(self.channel)
                 self._subscribed.set()
                 while True:
-                    # (a timeout, so that the connection's health check — a PING every
-                    # few seconds — finds a subscription that died without a word)
                     message = await pubsub.get_message(ignore_subscribe_messages=True,
                                                        timeout=1.0)
                     if message is not None and message.get("type") == "message":
