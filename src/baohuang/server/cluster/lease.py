@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 __all__ = ["Lease", "Leases"]
 
@@ -88,8 +88,12 @@ class Leases:
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "bh:") -> Leases:
-        """``redis://host:port/db``."""
-        return cls(Redis.from_url(url, decode_responses=True), prefix)
+        """``redis://host:port/db``.  At most 100 connections, and a caller waits (up
+        to 20 s) for a free one rather than failing: a node's many clients joining at
+        once look their tables up together."""
+        pool = BlockingConnectionPool.from_url(url, decode_responses=True,
+                                               max_connections=100, timeout=20)
+        return cls(Redis.from_pool(pool), prefix)     # (closed with the client)
 
     async def close(self) -> None:
         await self.redis.aclose()

@@ -432,9 +432,9 @@ class Relay:
         no such table."""
         try:
             return await self._locate(key, wait)
-        except (RedisError, OSError):
-            log.warning("cluster: node %s cannot find table %r: Redis out of reach",
-                        self.node, key[:40])
+        except (RedisError, OSError) as exc:
+            log.warning("cluster: node %s cannot find table %r: Redis out of reach (%s)",
+                        self.node, key[:40], exc)
             return self.host.get(key) or "moving"
 
     async def _locate(self, key: str, wait: float) -> Any:
