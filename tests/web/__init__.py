@@ -1,1 +1,0 @@
-"""The browser client driven by Debian's Chromium through Playwright."""
