@@ -41,6 +41,7 @@ export class TableScreen {
     this.handKey = '';
     this.hintIndex = -1;
     this.message = null;
+    this.answeredAt = null;     // the version at which this seat answered a decision
     this.status = 'connecting';
     this.onKey = (ev) => this.keydown(ev);
     this.onPointerMove = (ev) => this.swipeMove(ev);
@@ -154,6 +155,7 @@ export class TableScreen {
         break;
       case 'error':
         if ((msg.code === 'no_table' || msg.code === 'table_moving') && this.moving(msg)) break;
+        this.answeredAt = null;           // a refused answer: the dialog comes back
         this.showError(msg);
         if (msg.code === 'stale') this.conn.resync();
         if (msg.code === 'no_table') {
@@ -214,7 +216,12 @@ export class TableScreen {
 
   act(action) {
     this.message = null;
+    // a decision's dialog closes once answered: the Guard's answer to 明保/暗保 is held by
+    // the server until the decision's pause ends, and nothing else shows it was taken
+    const deciding = this.view && isRoleStage(this.view.stage);
+    if (deciding) this.answeredAt = this.version;
     this.send({ type: 'act', action, version: this.version });
+    if (deciding) this.render();
   }
 
   // -- actions from the UI --------------------------------------------------
@@ -538,6 +545,7 @@ export class TableScreen {
       gameOver: this.gameOver || this.gameOverFromTable(),
       hideScore: this.scoreHidden,
       openHands: this.view.stage === 'over' ? this.view.hands : null,
+      answered: this.answeredAt !== null && this.answeredAt === this.version,
       logOpen: this.logOpen,
       // 记牌器: a table option (TableState counter), the same for every seat
       counterOn: !this.table || this.table.counter !== false,

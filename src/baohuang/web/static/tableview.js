@@ -278,6 +278,7 @@ function statusText(ctx) {
     return view.stage === 'guard' ? t('status_guard_deciding') : t('status_waiting');
   }
   if (view.to_act === view.seat) {
+    if (ctx.answered && isRoleStage(view.stage)) return t('status_answered');
     return isRoleStage(view.stage) ? t('status_you_decide') : t('status_your_turn');
   }
   return tNodes(`status_stage_${view.stage}`, { name: name(view.to_act) });
@@ -290,6 +291,8 @@ function centerArea(ctx) {
     && isRoleStage(view.stage) && (view.legal_actions || []).length;
   if (view.stage === 'over' && view.result && !ctx.hideScore) {
     parts.push(scoreSheet(ctx));
+  } else if (myDecision && ctx.answered) {
+    parts.push(h('div', { class: 'panel answered', testid: 'answered' }, t('status_answered')));
   } else if (myDecision) {
     parts.push(decisionDialog(view, ctx.on.decide, ctx.keyboard));
   } else {

@@ -274,6 +274,7 @@ export default {
 
   status_over: 'Game over',
   status_waiting: 'Please wait…',
+  status_answered: 'Your answer is in; the table shows it in a moment…',
   status_guard_deciding: 'The Guard chooses open or hidden…',
   status_you_decide: 'Your decision',
   status_your_turn: 'Your turn to play',

@@ -274,6 +274,7 @@ export default {
 
   status_over: '本局结束',
   status_waiting: '请稍候…',
+  status_answered: '已作出选择，稍后公布…',
   status_guard_deciding: '侍卫正在选择明保或暗保…',
   status_you_decide: '请你做决定',
   status_your_turn: '轮到你出牌',

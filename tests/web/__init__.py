@@ -1,0 +1,1 @@
+"""The browser client driven by Debian's Chromium through Playwright."""

@@ -1,0 +1,459 @@
+"""A whole game in the browser, against a real server: by mouse, by keyboard and on
+a phone; reloads, languages, lobby options, matches, 托管, invitations and accounts."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+
+from web.support import (
+    GAME_SECONDS,
+    assert_chinese,
+    assert_english,
+    biggest_play,
+    click_card,
+    open_page,
+    play_game,
+    shot,
+    start_vs_bots,
+    state,
+    sync_api,
+    wait_moved,
+    wait_turn_or_over,
+)
+
+
+def test_whole_game_vs_bots_with_the_mouse(page: Page) -> None:
+    page.goto("/")
+    page.get_by_test_id("play-vs-bots").wait_for()
+    page.wait_for_selector("[data-testid=create-form]")
+    shot(page, "lobby.png", full=True)
+    page.get_by_test_id("play-vs-bots").click()
+    page.get_by_test_id("hand").wait_for()
+    assert re.search(r"#/t/\w+", page.url)
+    seats = page.get_by_test_id("seat")
+    assert sorted(s.get_attribute("data-seat") or "" for s in seats.all()) == list("01234")
+    hand = page.locator("[data-testid=hand] [data-testid=card]")
+    assert hand.count() >= 33
+    assert all(re.fullmatch(r"(10|[2-9JQKA])[shdc]|[BS]J\*?", c.get_attribute("data-card") or "")
+               for c in hand.all())
+    shots: set[str] = set()
+
+    def check(pg: Page, moment: str) -> None:
+        if moment == "decision" and "decision" not in shots:
+            shots.add("decision")
+            shot(pg, "table-decision.png")
+        if moment == "selected" and "selected" not in shots:
+            shots.add("selected")
+            shot(pg, "table.png")
+            st = state(pg)
+            assert st is not None
+            _illegal_selection_shows_reason(pg, st)
+            _hint_selects_legal_plays(pg)
+            for card in biggest_play(st["legal"]) or []:
+                click_card(pg, card)
+
+    seen = play_game(page, check=check)
+    assert seen["plays"] >= 1
+    sheet = page.get_by_test_id("score-sheet")
+    assert sheet.is_visible()
+    scores = [int(s.inner_text()) for s in sheet.get_by_test_id("score").all()]
+    assert len(scores) == 5
+    assert_chinese(page, "score sheet")
+    shot(page, "score-sheet.png")
+    _replay_from_score_sheet(page)
+
+
+def _illegal_selection_shows_reason(page: Page, st: dict[str, Any]) -> None:
+    """Two cards of different ranks are refused before sending, with the reason."""
+    version = st["version"]
+    page.keyboard.press("Escape")
+    ranks: dict[str, str] = {}
+    for card in st["hand"]:
+        rank = card.rstrip("*").rstrip("shdc") or card
+        if not card.startswith(("BJ", "SJ")):
+            ranks.setdefault(rank, card)
+    if len(ranks) < 2:
+        return
+    a, b = list(ranks.values())[:2]
+    click_card(page, a)
+    click_card(page, b)
+    page.get_by_test_id("play").click()
+    message = page.get_by_test_id("message")
+    assert "bad" in (message.get_attribute("class") or "")
+    assert "同一点数" in message.inner_text()
+    assert page.evaluate("() => window.baohuang.screen.version") == version
+    page.keyboard.press("Escape")
+    assert page.locator("[data-testid=hand] .card.selected").count() == 0
+
+
+def _hint_selects_legal_plays(page: Page) -> None:
+    seen = set()
+    for _ in range(3):
+        page.get_by_test_id("hint").click()
+        selected = tuple(c.get_attribute("data-card")
+                         for c in page.locator("[data-testid=hand] .card.selected").all())
+        assert selected
+        assert "ok" in (page.get_by_test_id("message").get_attribute("class") or "")
+        seen.add(selected)
+    assert len(seen) >= 2 or len(page.evaluate(
+        "() => window.baohuang.screen.view.legal_actions.filter(a => a.kind === 'play')")) == 1
+    page.keyboard.press("Escape")
+
+
+def _replay_from_score_sheet(page: Page) -> None:
+    page.get_by_test_id("review").click()
+    page.get_by_test_id("replay-bar").wait_for()
+    last = page.get_by_test_id("replay-step").inner_text()
+    page.get_by_test_id("replay-first").click()
+    first = page.get_by_test_id("replay-step").inner_text()
+    assert first != last
+    page.get_by_test_id("replay-next").click()
+    page.get_by_test_id("replay-seat").select_option("all")
+    open_cards = page.locator(".open-hand [data-card]").count()
+    assert open_cards > 100      # four other hands are shown
+    page.get_by_test_id("replay-seat").select_option("2")
+    held = page.evaluate("() => { const s = window.baohuang.screen;"
+                         " return s.steps()[s.step].hands['2']; }")
+    shown = [c.get_attribute("data-card") or ""
+             for c in page.locator("[data-testid=hand] [data-testid=card]").all()]
+    assert len(held) >= 30 and sorted(shown) == sorted(held)
+    assert page.locator("[data-testid=seat].me").get_attribute("data-seat") == "2"
+    page.keyboard.press("End")
+    assert page.get_by_test_id("replay-step").inner_text() == last
+    assert_chinese(page, "replay")
+    shot(page, "replay.png")
+
+
+def test_reload_mid_game_resumes_the_same_game(page: Page) -> None:
+    start_vs_bots(page)
+    st = wait_turn_or_over(page)
+    assert st is not None
+    url, hand = page.url, st["hand"]
+    page.reload()
+    page.get_by_test_id("hand").wait_for()
+    page.wait_for_function("() => window.baohuang?.screen?.view")
+    again = state(page)
+    assert again is not None
+    assert page.url == url
+    assert again["table"] == st["table"]
+    assert again["hand"] == hand
+    assert again["version"] >= st["version"]
+    # and the game goes on from there
+    st = wait_turn_or_over(page)
+    assert st is not None
+    if st["stage"] == "play":
+        cards = biggest_play(st["legal"])
+        assert cards is not None
+        for card in cards:
+            click_card(page, card)
+        page.get_by_test_id("play").click()
+    else:
+        page.get_by_test_id("decision").first.click()
+    wait_moved(page, st["version"])
+    # a dropped connection shows the banner, reconnects by itself and resyncs
+    page.evaluate("() => window.baohuang.screen.conn.ws.close()")
+    page.get_by_test_id("reconnect-banner").wait_for(state="visible", timeout=3000)
+    page.get_by_test_id("reconnect-banner").wait_for(state="hidden", timeout=10000)
+    assert page.evaluate("() => window.baohuang.screen.conn.ws.readyState") == 1
+
+
+def test_language_toggle_switches_every_visible_string(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_selector("[data-testid=create-form]")
+    page.locator("details.all-options").evaluate("el => el.open = true")
+    assert_chinese(page, "lobby")
+    toggle = page.get_by_test_id("lang-toggle")
+    toggle.click()
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    page.locator("details.all-options").evaluate("el => el.open = true")
+    assert_english(page, "lobby")
+    assert page.get_by_test_id("play-vs-bots").inner_text() == "Play now vs bots"
+    shot(page, "lobby-en.png", full=True)
+    page.get_by_test_id("play-vs-bots").click()
+    page.get_by_test_id("hand").wait_for()
+    page.locator("details.log").evaluate("el => el.open = true")
+    assert_english(page, "table")
+    page.get_by_test_id("lang-toggle").click()
+    page.wait_for_function("() => document.documentElement.lang === 'zh-CN'")
+    page.locator("details.log").evaluate("el => el.open = true")
+    assert_chinese(page, "table")
+    keys = page.evaluate("""async () => {
+      const zh = (await import('/i18n/zh.js')).default, en = (await import('/i18n/en.js')).default;
+      const a = Object.keys(zh), b = Object.keys(en);
+      return [a.filter(k => !(k in en)), b.filter(k => !(k in zh))];
+    }""")
+    assert keys == [[], []]
+
+
+def test_the_lobby_keeps_keyboard_focus_when_it_redraws(page: Page) -> None:
+    """The lobby redraws when its tables arrive (and on every refresh): a keyboard
+    user's focus on a button stays on it."""
+    page.goto("/")
+    button = page.get_by_test_id("play-vs-bots")
+    button.focus()
+    page.evaluate("() => window.baohuang.screen.render()")
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "play-vs-bots"
+
+
+def test_keyboard_only_game_in_english(browser: Browser, server: str) -> None:
+    page, errors = open_page(browser, server, lang="en")
+    try:
+        start_vs_bots(page, keyboard=True)
+
+        def check(pg: Page, moment: str) -> None:
+            pg.locator("details.log").evaluate("el => el.open = true")
+            assert_english(pg, moment)
+
+        seen = play_game(page, keyboard=True, check=check)
+        assert seen["plays"] >= 1 and seen["decisions"]
+        sheet = page.get_by_test_id("score-sheet")
+        assert sheet.is_visible()
+        assert_english(page, "score sheet")
+        shot(page, "score-sheet-en.png")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_phone_viewport_shows_the_whole_hand(browser: Browser, server: str) -> None:
+    page, errors = open_page(browser, server, width=360, height=740)
+    try:
+        page.goto("/")
+        page.wait_for_selector("[data-testid=create-form]")
+        page.locator("details.all-options").evaluate("el => el.open = true")
+        for _ in range(2):      # both languages fit
+            assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 360
+            page.get_by_test_id("lang-toggle").click()
+        shot(page, "phone-lobby.png", full=True)
+        start_vs_bots(page)
+        st = wait_turn_or_over(page)
+        assert st is not None
+        hand = page.get_by_test_id("hand")
+        hand.scroll_into_view_if_needed()
+        box = hand.bounding_box()
+        assert box is not None and box["height"] <= 740
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 360
+        cards = page.locator("[data-testid=hand] [data-testid=card]")
+        assert cards.count() == len(st["hand"])
+        corners = page.evaluate("""() => [...document.querySelectorAll(
+            '[data-testid=hand] [data-testid=card]')].map(el => {
+              const r = el.getBoundingClientRect();
+              const top = document.elementFromPoint(r.left + 4, r.top + 6);
+              return {x: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                      shown: !!top && el.contains(top)};
+            })""")
+        for c in corners:
+            assert c["x"] >= 0 and c["right"] <= 360, c
+            assert c["top"] >= 0 and c["bottom"] <= 740, c
+            assert c["shown"], c
+        shot(page, "phone-table.png")
+        if st["stage"] != "play":
+            page.get_by_test_id("decision").first.click()
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_lobby_lists_every_rule_option_with_help(page: Page, server: str) -> None:
+    with urllib.request.urlopen(f"{server}/api/rules") as res:
+        rules = json.load(res)
+    page.goto("/")
+    page.wait_for_selector("[data-testid=create-form]")
+    options = page.locator(".create-form [data-option]")
+    names = [o.get_attribute("data-option") for o in options.all()]
+    assert names == list(rules["options"])
+    for option in options.all():
+        assert (option.locator(".opt-help").text_content() or "").strip()
+    presets = page.get_by_test_id("preset").locator("option")
+    assert [p.get_attribute("value") for p in presets.all()] == list(rules["presets"])
+    # choosing a preset sets its options
+    page.get_by_test_id("preset").select_option("lianzhong_classic")
+    assert page.locator("[name=opt_deck]").input_value() == "full"
+    assert page.locator("[name=opt_guard_mode]").input_value() == "call"
+
+
+def _sheet_column(page: Page, testid: str) -> list[int]:
+    """One column of the score sheet on screen, once it shows all five seats."""
+    cells = page.get_by_test_id("score-sheet").get_by_test_id(testid)
+    sync_api.expect(cells).to_have_count(5)
+    return [int(t.inner_text()) for t in cells.all()]
+
+
+def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
+    """A table made in the lobby (Shandong rules with tribute on) plays a match of two."""
+    page.goto("/")
+    form = page.get_by_test_id("create-form")
+    form.wait_for()
+    page.get_by_test_id("preset").select_option("seed001_216")
+    assert page.locator("[name=opt_tribute]").is_checked()
+    page.get_by_test_id("preset").select_option("shandong")
+    assert not page.locator("[name=opt_tribute]").is_checked()
+    page.locator("details.all-options summary").click()
+    page.locator("[name=opt_tribute]").check()
+    form.locator("[name=games]").fill("2")
+    form.locator("[name=fill_bots]").check()
+    form.get_by_test_id("create-table").click()
+    page.get_by_test_id("hand").wait_for()
+    assert page.get_by_test_id("totals").is_visible()
+    assert page.evaluate("() => window.baohuang.screen.table.rules.tribute") is True
+    play_game(page)
+    first_totals = _sheet_column(page, "total")
+    first_scores = _sheet_column(page, "score")
+    assert first_totals == first_scores
+    page.wait_for_function("() => window.baohuang.screen.game === 1 && window.baohuang.screen.view"
+                           " && window.baohuang.screen.view.stage !== 'over'")
+    events = page.evaluate("() => window.baohuang.screen.view.events.map(e => e.type)")
+    if "tribute" in events:        # (the view is in; the table may render a moment later)
+        sync_api.expect(page.get_by_test_id("tribute")).to_be_visible()
+        shot(page, "table-tribute.png")
+    page.get_by_test_id("last-score").click()
+    sync_api.expect(page.locator(".overlay [data-testid=score-sheet]")).to_be_visible()
+    page.locator(".overlay [data-testid=close-score]").click()
+    sync_api.expect(page.locator(".overlay [data-testid=score-sheet]")).to_have_count(0)
+    play_game(page)
+    scores = _sheet_column(page, "score")
+    totals = _sheet_column(page, "total")
+    assert totals == [a + b for a, b in zip(first_totals, scores, strict=True)]
+    shot(page, "score-sheet-match.png")
+
+
+def test_hosted_toggle_plays_on_while_a_watcher_follows(browser: Browser, server: str) -> None:
+    page, errors = open_page(browser, server)
+    watcher, watcher_errors = open_page(browser, server, lang="en")
+    try:
+        start_vs_bots(page)
+        table_id = page.url.split("#/t/")[1]
+        watcher.goto(f"/#/w/{table_id}")
+        watcher.wait_for_function("() => window.baohuang?.screen?.view")
+        assert watcher.get_by_test_id("seat").count() == 5
+        assert watcher.get_by_test_id("hand").count() == 0
+        assert watcher.evaluate("() => window.baohuang.screen.view.hand.length") == 0
+        shot(watcher, "watcher.png")
+        page.get_by_test_id("hosted-toggle").click()
+        page.locator("[data-testid=seat].me [data-testid=hosted-mark]").wait_for()
+        assert page.get_by_test_id("hosted-toggle").get_attribute("aria-pressed") == "true"
+        page.get_by_test_id("score-sheet").wait_for(timeout=GAME_SECONDS * 1000)
+        watcher.get_by_test_id("score-sheet").wait_for()
+        assert_english(watcher, "watcher score sheet")
+        url = page.url
+        page.get_by_test_id("again").click()      # a new game against bots, one click
+        page.wait_for_function(f"() => location.href !== {json.dumps(url)}")
+        page.get_by_test_id("hand").wait_for()
+        assert errors == [] and watcher_errors == []
+    finally:
+        page.context.close()
+        watcher.context.close()
+
+
+def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
+    host, host_errors = open_page(browser, server)
+    friend, friend_errors = open_page(browser, server)
+    try:
+        host.goto("/")
+        form = host.get_by_test_id("create-form")
+        form.wait_for()
+        form.get_by_test_id("create-table").click()
+        host.get_by_test_id("wait-seat").first.wait_for()
+        assert host.get_by_test_id("wait-seat").count() == 5
+        link = host.get_by_test_id("share-link").input_value()
+        assert "#/t/" in link
+        for seat in (2, 3, 4):
+            host.locator(f'[data-testid=wait-seat][data-seat="{seat}"] select.bot-pick') \
+                .select_option("easy")
+            host.wait_for_function(
+                f"() => (window.baohuang.screen.table.seats[{seat}] || {{}}).bot === 'easy'")
+        shot(host, "waiting-room.png")
+        friend.goto("/")
+        friend.get_by_test_id("join-code").fill(link)
+        friend.get_by_test_id("join").click()
+        friend.get_by_test_id("invite-name").fill("Mei")        # who joins, first
+        friend.get_by_test_id("invite-name").press("Enter")
+        for pg in (host, friend):
+            pg.get_by_test_id("hand").wait_for()
+            pg.wait_for_function("() => window.baohuang?.screen?.view")
+        assert host.evaluate("() => window.baohuang.screen.view.seat") == 0
+        assert friend.evaluate("() => window.baohuang.screen.view.seat") == 1
+        assert host_errors == [] and friend_errors == []
+    finally:
+        host.context.close()
+        friend.context.close()
+
+
+def test_register_log_out_and_log_in(page: Page) -> None:
+    name = f"web{int(time.time() * 1000) % 10**8}"
+    page.goto("/")
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("secret-pass")
+    page.get_by_test_id("register").click()
+    page.get_by_test_id("logout").wait_for()
+    assert page.get_by_test_id("user").inner_text().startswith(name)
+    page.get_by_test_id("logout").click()
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("wrong-pass")
+    page.get_by_test_id("login").click()
+    error = page.get_by_test_id("lobby-error")
+    error.wait_for()
+    assert "密码" in error.inner_text()
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("secret-pass")
+    page.get_by_test_id("login").click()
+    page.get_by_test_id("logout").wait_for()
+    page.reload()
+    page.get_by_test_id("logout").wait_for()      # the session cookie keeps me logged in
+    page.get_by_test_id("history-link").click()
+    page.get_by_text("还没有打完的牌局。").wait_for()
+
+
+def test_a_password_change_logs_out_the_other_browser(browser: Browser, server: str) -> None:
+    """A registered user, logged in in two browsers, changes the password in one: a wrong
+    current password and a common new one are refused with their reasons, then the
+    change is made; the other browser is logged out, and only the new password logs in."""
+    name = f"pw{int(time.time() * 1000) % 10**8}"
+    opened = []
+    for kind in ("register", "login"):
+        page, errors = open_page(browser, server)
+        page.goto("/")
+        page.get_by_test_id("acct-name").fill(name)
+        page.get_by_test_id("acct-password").fill("plum rain 9")
+        page.get_by_test_id(kind).click()
+        page.get_by_test_id("logout").wait_for()
+        opened.append((page, errors))
+    first, second = (page for page, _ in opened)
+
+    def change(old: str, new: str) -> None:
+        first.get_by_test_id("password-change").evaluate("d => { d.open = true; }")
+        first.get_by_test_id("pw-old").fill(old)
+        first.get_by_test_id("pw-new").fill(new)
+        first.get_by_test_id("pw-change").click()
+
+    change("not-mine-1", "pine cone 77")
+    first.get_by_text("用户名或密码不对。").wait_for()
+    change("plum rain 9", "password1")
+    first.get_by_text("密码需6–200位，且不能是常见密码或用户名。").wait_for()
+    change("plum rain 9", "pine cone 77")
+    assert "其他设备" in first.get_by_test_id("pw-changed").inner_text()
+    first.reload()
+    first.get_by_test_id("logout").wait_for()          # this browser stays logged in
+    second.reload()
+    second.get_by_test_id("acct-name").wait_for()      # the other one is logged out
+    second.get_by_test_id("acct-name").fill(name)
+    second.get_by_test_id("acct-password").fill("plum rain 9")
+    second.get_by_test_id("login").click()
+    second.get_by_test_id("lobby-error").wait_for()
+    second.get_by_test_id("acct-name").fill(name)
+    second.get_by_test_id("acct-password").fill("pine cone 77")
+    second.get_by_test_id("login").click()
+    second.get_by_test_id("logout").wait_for()
+    for page, errors in opened:
+        page.context.close()
+        assert errors == []
+
+
