@@ -18,6 +18,7 @@ from web.support import (
     biggest_play,
     click_card,
     open_page,
+    quickplay,
     shot,
     sync_api,
     wait_moved,
@@ -197,24 +198,23 @@ def test_cards_module_draws_and_sorts_the_tehua(page: Page) -> None:
     assert drawn["key"] == 18
 
 
+def _called_as_guard(page: Page, name: str) -> None:
+    """A practice 五人局 table (against 托管) where the player, ``name``, is called as the
+    Guard and is asked 明保 or 暗保."""
+    quickplay(page, name, preset="wurenju", seed=WURENJU_SEED, practice=True, bots="hosted")
+    page.wait_for_function("""() => {
+      const v = window.baohuang.screen.view;
+      return v.stage === 'guard' && v.to_act === v.seat;
+    }""")
+
+
 def test_the_guard_sees_and_plays_his_tehua(browser: Browser, server: str) -> None:
     """A 五人局 game where the player is the called Guard: his copy of the called card
     is the 特画, drawn in his hand, named in the log and the dialog, and played."""
     page, errors = open_page(browser, server)
     try:
-        page.goto("/")
-        page.get_by_test_id("create-form").wait_for()
-        page.evaluate(f"""async () => {{
-          const api = await import('/api.js');
-          await window.baohuang.ensureUser('Guard');
-          const res = await api.post('/api/quickplay',
-            {{preset: 'wurenju', seed: {WURENJU_SEED}, practice: true, bots: 'hosted'}});
-          location.hash = `#/t/${{res.id}}`;
-        }}""")
-        page.wait_for_function("""() => {
-          const v = window.baohuang.screen && window.baohuang.screen.view;
-          return !!v && v.hand.includes('TH') && v.stage === 'guard' && v.to_act === v.seat;
-        }""")
+        _called_as_guard(page, "Guard")
+        assert "TH" in page.evaluate("() => window.baohuang.screen.view.hand")
         first = page.locator("[data-testid=hand] [data-testid=card]").first
         sync_api.expect(first).to_have_attribute("data-card", "TH")
         assert "特画" in first.inner_text()
@@ -300,19 +300,7 @@ def test_the_guards_answer_closes_his_dialog_while_the_pause_holds_it(
     answers and says his answer is in, and the game goes on when the pause ends."""
     page, errors = open_page(browser, paused_server)
     try:
-        page.goto("/")
-        page.get_by_test_id("create-form").wait_for()
-        page.evaluate(f"""async () => {{
-          const api = await import('/api.js');
-          await window.baohuang.ensureUser('Held');
-          const res = await api.post('/api/quickplay',
-            {{preset: 'wurenju', seed: {WURENJU_SEED}, practice: true, bots: 'hosted'}});
-          location.hash = `#/t/${{res.id}}`;
-        }}""")
-        page.wait_for_function("""() => {
-          const v = window.baohuang.screen && window.baohuang.screen.view;
-          return !!v && v.stage === 'guard' && v.to_act === v.seat;
-        }""")
+        _called_as_guard(page, "Held")
         page.get_by_test_id("decision").first.wait_for()
         # clicked and read in one task of the page: no answer of the server can come between
         after = page.evaluate("""() => {
