@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..db.storage import FencedWrite
+from ..db.storage import FencedWrite, Storage
 from ..wire.protocol import encode
-
-if TYPE_CHECKING:
-    from .tables import Table
+from .subscriber import Subscriber
 
 __all__ = ["RETRY_FIRST", "RETRY_MAX", "store_action"]
 
@@ -40,7 +38,28 @@ RETRY_FIRST, RETRY_MAX = 0.25, 2.0
 UNREACHABLE = (SQLAlchemyError, OSError)
 
 
-def tell(table: Table, paused: bool) -> None:
+class StoringTable(Protocol):
+    """What storing an action reads at a table (the table actor is one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def storage(self) -> Storage: ...
+    @property
+    def game_ids(self) -> list[int]: ...
+    @property
+    def moves(self) -> int: ...
+    #: actions stored so far: the next one is stored as version ``logged + 1``
+    @property
+    def logged(self) -> int: ...
+    #: the table is being stopped: a paused write gives up
+    @property
+    def stopping(self) -> bool: ...
+
+    def conns(self) -> list[Subscriber]: ...
+
+
+def tell(table: StoringTable, paused: bool) -> None:
     """Every client at ``table``: the table pauses (or goes on)."""
     message: dict[str, Any] = {"type": "pause", "paused": paused}
     if paused:
@@ -50,14 +69,14 @@ def tell(table: Table, paused: bool) -> None:
         conn.send(text)
 
 
-async def _written(table: Table, version: int) -> bool:
+async def _written(table: StoringTable, version: int) -> bool:
     """Whether ``version`` of ``table``'s log is stored, by this server."""
     storage = table.storage
     return (await storage.table_fence(table.id) == storage.fences.get(table.id, 0)
             and await storage.table_version(table.id) >= version)
 
 
-async def store_action(table: Table, seat: int, action: dict[str, Any], source: str) -> None:
+async def store_action(table: StoringTable, seat: int, action: dict[str, Any], source: str) -> None:
     """Store ``action`` as ``table``'s next version, waiting for as long as the database
     is out of reach (the table paused).  Raises :class:`FencedWrite` when another
     writer holds the table, and the database's error if the table stops meanwhile."""
