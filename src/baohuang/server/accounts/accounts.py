@@ -29,7 +29,8 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from limits import parse
-from limits.aio.storage import MemoryStorage
+from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.storage import Storage as LimitStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from ..db.storage import NameTaken, Storage, UserRecord
@@ -133,18 +134,33 @@ async def _hash_work(function: Any, *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(_hashing, function, *args)
 
 
+def limit_storage(redis_url: str | None) -> LimitStorage:
+    """Where the login counts are kept: in this process, or — for the nodes of a
+    cluster (``redis_url``) — in Redis, so that every node counts the same logins
+    (N nodes would otherwise allow N times as many).
+
+    >>> type(limit_storage(None)).__name__
+    'MemoryStorage'
+    """
+    if redis_url is None:
+        return MemoryStorage()
+    return RedisStorage(f"async+{redis_url}", implementation="redispy",
+                        key_prefix="baohuang-limits")
+
+
 class Accounts:
     """Guests, registration, login and sessions on top of :class:`Storage`.  Logins
     are limited per account and per client address (``limits`` notation, e.g.
-    ``10/minute``, a moving window: a caller who keeps trying keeps being refused)."""
+    ``10/minute``, a moving window: a caller who keeps trying keeps being refused),
+    counted in Redis when ``redis_url`` is given (:func:`limit_storage`)."""
 
     def __init__(self, storage: Storage, *, per_account: str = "10/minute",
                  per_address: str = "60/minute", idle: float = float("inf"),
-                 absolute: float = float("inf")) -> None:
+                 absolute: float = float("inf"), redis_url: str | None = None) -> None:
         self.storage = storage
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
         self.idle, self.absolute = idle, absolute
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._limiter = MovingWindowRateLimiter(limit_storage(redis_url))
         self._per_account = parse(per_account)
         self._per_address = parse(per_address)
 

@@ -61,7 +61,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         lobby = Lobby(storage, cfg, clocks)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
-                            absolute=cfg.session_absolute)
+                            absolute=cfg.session_absolute, redis_url=cfg.redis_url)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
