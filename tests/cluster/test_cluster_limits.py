@@ -63,3 +63,27 @@ def test_a_node_alone_counts_in_its_own_memory(tmp_path: Path) -> None:
             await storage.close()
 
     assert asyncio.run(main()) == ["bad_credentials", "rate_limited", "bad_credentials"]
+
+
+def test_logins_go_on_limited_while_redis_is_out_of_reach(redis_server: RedisServer,
+                                                          tmp_path: Path) -> None:
+    """Redis stopped: a node counts the tries in its own memory — a login is still
+    answered (not a server error), and still limited."""
+    async def main() -> list[str]:
+        storage = await open_storage(f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}")
+        try:
+            node = Accounts(storage, per_account="2/minute", redis_url=redis_server.url)
+            await node.register("Li", "li-pass-123")
+            redis_server.stop()
+            answers = []
+            for password in ("li-pass-123", "wrong password", "li-pass-123"):
+                try:
+                    _, user = await node.login("Li", password)
+                    answers.append(user.name)
+                except AccountError as e:
+                    answers.append(e.code)
+            return answers
+        finally:
+            await storage.close()
+
+    assert asyncio.run(main()) == ["Li", "bad_credentials", "rate_limited"]

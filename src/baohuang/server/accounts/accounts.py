@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import logging
 import secrets
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from limits import parse
+from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage
 from limits.aio.storage import Storage as LimitStorage
 from limits.aio.strategies import MovingWindowRateLimiter
@@ -130,6 +131,8 @@ def user_json(user: UserRecord) -> dict[str, Any]:
                        "ordinal": round(ordinal(user.mu, user.sigma), 3)}}
 
 
+log = logging.getLogger("baohuang.server")
+
 async def _hash_work(function: Any, *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(_hashing, function, *args)
 
@@ -161,8 +164,21 @@ class Accounts:
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
         self.idle, self.absolute = idle, absolute
         self._limiter = MovingWindowRateLimiter(limit_storage(redis_url))
+        #: counts in this process's memory while the shared ones cannot be reached
+        self._fallback = MovingWindowRateLimiter(MemoryStorage()) if redis_url else None
         self._per_account = parse(per_account)
         self._per_address = parse(per_address)
+
+    async def _hit(self, limit: RateLimitItem, *keys: str) -> bool:
+        """Count one try; False once the limit is reached.  While the cluster's Redis
+        is out of reach, each node counts in its own memory (logins go on, limited)."""
+        if self._fallback is None:
+            return await self._limiter.hit(limit, *keys)
+        try:
+            return await self._limiter.hit(limit, *keys)
+        except Exception:
+            log.warning("login limits: Redis out of reach; counting in this node's memory")
+            return await self._fallback.hit(limit, *keys)
 
     async def _session(self, user: UserRecord) -> tuple[str, UserRecord]:
         token = new_token()
@@ -193,8 +209,8 @@ class Accounts:
                 or len(password) > MAX_PASSWORD or len(name) > 4 * MAX_NAME:
             raise AccountError("bad_credentials", "wrong name or password")
         key = name.strip().casefold()
-        if not await self._limiter.hit(self._per_address, "login-address", address or "") \
-                or not await self._limiter.hit(self._per_account, "login-account", key):
+        if not await self._hit(self._per_address, "login-address", address or "") \
+                or not await self._hit(self._per_account, "login-account", key):
             raise AccountError("rate_limited", "too many logins: wait a minute and try again")
         found = await self.storage.login_row(key)
         # (a name without a password is checked against a hash all the same: the answer
@@ -231,7 +247,7 @@ class Accounts:
             raise AccountError("login_required", "changing the password needs a session")
         if not isinstance(old, str) or len(old) > MAX_PASSWORD:
             raise AccountError("bad_credentials", "wrong password")
-        if not await self._limiter.hit(self._per_account, "password-account", str(user.id)):
+        if not await self._hit(self._per_account, "password-account", str(user.id)):
             raise AccountError("rate_limited", "too many tries: wait a minute and try again")
         secret = check_password(new, user.name)
         digest = await self.storage.password_hash(user.id)
