@@ -1,16 +1,17 @@
-// The table screen: connection, game state, selection, keyboard, waiting room.
+// The table screen: connection, game state, selection and the UI's actions, drawing.
 import { clear, free, h } from './dom.js';
 import { t } from './i18n.js';
 import { TableConnection } from './conn.js';
-import {
-  checkSelection, hintActions, indexesFor, nextOfRank, parseCard, rankForKey, readView,
-} from './cards.js';
-import { previousRound, renderTable } from './tableview.js';
-import { opponentBots, seatInfo, seatLabel, isRoleStage } from './model.js';
+import { checkSelection, hintActions, indexesFor, readView } from './cards.js';
+import { renderTable } from './tableview.js';
+import { seatInfo, isRoleStage } from './model.js';
 import { get, post } from './api.js';
-import { scoreSheet } from './scoresheet.js';
 import * as prefs from './prefs.js';
 import { whoAreYou } from './invite.js';
+import { keydown } from './tablekeys.js';
+import {
+  chime, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
+} from './tableparts.js';
 
 const KNOWN_ERRORS = new Set([
   'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
@@ -43,7 +44,7 @@ export class TableScreen {
     this.message = null;
     this.answeredAt = null;     // the version at which this seat answered a decision
     this.status = 'connecting';
-    this.onKey = (ev) => this.keydown(ev);
+    this.onKey = (ev) => keydown(this, ev);
     this.onPointerMove = (ev) => this.swipeMove(ev);
     this.onPointerUp = () => this.swipeEnd();
     this.bubbles = {};          // seat -> {id, until}: quick phrases shown for a moment
@@ -422,66 +423,6 @@ export class TableScreen {
     }
   }
 
-  // -- keyboard ---------------------------------------------------------------
-  keydown(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const target = ev.target;
-    if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA'
-      || target.tagName === 'SELECT')) return;
-    const tag = target && target.tagName;
-    if ((ev.key === 'Enter' || ev.key === ' ') && (tag === 'BUTTON' || tag === 'A'
-        || tag === 'SUMMARY') && !target.closest('.controls, .hand')) {
-      return;   // Enter / Space on a focused link or button elsewhere does what it says
-    }
-    const v = this.view;
-    if (!v || v.seat === null || v.seat === undefined) return;
-    if ((ev.key === 't' || ev.key === 'T') && v.stage !== 'over' && this.myHosted()) {
-      ev.preventDefault();
-      this.hosted();
-      return;
-    }
-    if (isRoleStage(v.stage) && v.to_act === v.seat) {
-      if (/^[1-9]$/.test(ev.key)) {
-        const btn = this.root.querySelector(`[data-testid="decision"][data-key="${ev.key}"]`);
-        if (btn) {
-          ev.preventDefault();
-          btn.click();
-        }
-      }
-      return;
-    }
-    if (v.stage !== 'play') return;
-    if (ev.key === 'Enter') {
-      ev.preventDefault();
-      this.play();
-    } else if (ev.key === ' ' || ev.key === 'Spacebar') {
-      ev.preventDefault();
-      this.pass();
-    } else if (ev.key === 'Escape' || ev.key === 'Backspace') {
-      ev.preventDefault();
-      this.selection.clear();
-      this.render();
-    } else if (ev.key === 'h' || ev.key === 'H' || ev.key === '?') {
-      ev.preventDefault();
-      this.hint();
-    } else {
-      const rank = rankForKey(ev.key);
-      if (rank === null) return;
-      ev.preventDefault();
-      const avoid = v.role === 'guard' ? v.called : null;
-      const idx = nextOfRank(v.hand, this.selection, rank, avoid);
-      if (idx !== null) this.selection.add(idx);
-      else {
-        // every card of that rank is selected already: typing it again clears them
-        for (const i of [...this.selection]) {
-          if (parseCard(v.hand[i]).rank === rank) this.selection.delete(i);
-        }
-      }
-      this.message = null;
-      this.render();
-    }
-  }
-
   // -- drawing ----------------------------------------------------------------
   timerLeft(seat) {
     if (!this.deadline || !this.view || this.view.to_act !== seat) return null;
@@ -518,7 +459,7 @@ export class TableScreen {
     // tap on a card low on a phone's page would jump it to the top)
     const scrolled = window.scrollY;
     clear(this.root);
-    this.root.appendChild(this.header());
+    this.root.appendChild(tableHeader(this));
     if (this.askName) {
       this.root.appendChild(whoAreYou(this.app, this.tableId, () => {
         const go = this.askName;
@@ -533,7 +474,7 @@ export class TableScreen {
       return;
     }
     if (!this.view) {
-      this.root.appendChild(this.table ? this.waitingRoom() : h('div', { class: 'panel' },
+      this.root.appendChild(this.table ? waitingRoom(this) : h('div', { class: 'panel' },
         t('connecting')));
       return;
     }
@@ -558,7 +499,7 @@ export class TableScreen {
       peekOpen: this.peekOpen,
       keyboard: hasKeyboard(),
       timerLeft: (seat) => this.timerLeft(seat),
-      extraInfo: this.extraInfo(),
+      extraInfo: extraInfo(this),
       on: {
         toggleCard: (i) => this.toggleCard(i),
         play: () => this.play(),
@@ -617,148 +558,4 @@ export class TableScreen {
       played: tbl.games_played, over: tbl.status === 'finished' || tbl.status === 'dissolved',
       status: tbl.status, hosted: tbl.dissolved ? tbl.dissolved.seats : [] } };
   }
-
-  extraInfo() {
-    const items = [];
-    if (this.table && this.table.status === 'dissolved') {
-      items.push(h('span', { class: 'info-item bad', testid: 'match-status' },
-        t('match_dissolved_short')));
-    } else if (this.table && this.table.games > 1) {
-      items.push(h('span', { class: 'info-item', testid: 'match-status' }, t('match_game', {
-        i: (this.game ?? 0) + 1, n: this.table.games })));
-    }
-    if (this.table && this.table.games > 1) {
-      items.push(h('span', { class: 'info-item totals', testid: 'totals' }, t('totals_label'),
-        (this.table.totals || []).map((v, s) => h('span', { class: 'tot' },
-          free(seatLabel(this.table, s)), h('b', {}, `${v}`)))));
-    }
-    const v = this.view;
-    if (v && v.stage === 'play' && previousRound(v)) {
-      items.push(h('button', { class: 'btn small', testid: 'peek-last',
-        onclick: () => { this.peekOpen = true; this.render(); } }, t('btn_last_round')));
-    }
-    if (this.lastGameOver) {
-      items.push(h('button', { class: 'btn small', testid: 'last-score',
-        onclick: () => { this.showLast = true; this.render(); } }, t('btn_last_score')));
-    }
-    if (this.view && this.view.stage === 'over' && this.scoreHidden) {
-      items.push(h('button', { class: 'btn small', testid: 'show-score',
-        onclick: () => { this.scoreHidden = false; this.render(); } }, t('btn_show_score')));
-    }
-    return items;
-  }
-
-  header() {
-    const tbl = this.table;
-    return h('div', { class: 'table-head' },
-      h('button', { class: 'btn small', testid: 'leave', onclick: () => this.leave() },
-        t('btn_leave')),
-      tbl ? h('span', { class: 'table-code' }, t('table_code'), free(tbl.code, 'code')) : null,
-      tbl ? h('span', { class: 'preset' }, t(tbl.preset ? `preset_${tbl.preset}` : 'preset_custom')) : null,
-      this.you.watcher ? h('span', { class: 'badge watcher' }, t('watching')) : null,
-      tbl && tbl.private ? h('span', { class: 'badge', testid: 'private-badge',
-        title: t('private_help') }, t('private_badge')) : null,
-      h('button', { class: 'btn small sound-toggle', testid: 'sound-toggle',
-        'aria-pressed': this.soundOn() ? 'true' : 'false',
-        title: t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
-        'aria-label': t(this.soundOn() ? 'sound_off_help' : 'sound_on_help'),
-        onclick: () => this.toggleSound() }, this.soundOn() ? '🔊' : '🔇'),
-      // an icon like the sound switch (a word would wrap the header on a small phone)
-      h('button', { class: 'btn small motion-toggle', testid: 'motion-toggle',
-        'aria-pressed': prefs.motionOn() ? 'true' : 'false', title: t('motion_help'),
-        'aria-label': t(prefs.motionOn() ? 'btn_motion_on' : 'btn_motion_off'),
-        onclick: () => { prefs.toggleMotion(); this.render(); } },
-      prefs.motionOn() ? '✨' : '⏸'),
-      tbl && tbl.watchers ? h('span', { class: 'watchers' }, t('watchers_n', { n: tbl.watchers }))
-        : null);
-  }
-
-  waitingRoom() {
-    const tbl = this.table;
-    const link = `${location.origin}${location.pathname}#/t/${tbl.code}`;
-    const mySeat = this.you.seat;
-    const seats = [0, 1, 2, 3, 4].map((s) => {
-      const info = seatInfo(tbl, s);
-      const buttons = [];
-      if (info.empty && tbl.status === 'open') {
-        if (this.app.user) {
-          buttons.push(h('button', { class: 'btn small', testid: 'sit',
-            onclick: () => this.send({ type: 'sit', seat: s }) }, t('btn_sit')));
-        }
-        buttons.push(h('select', { class: 'bot-pick', 'aria-label': t('bot_pick'),
-          onchange: (e) => {
-            if (e.target.value) this.send({ type: 'add_bot', seat: s, bot: e.target.value });
-          } }, h('option', { value: '' }, t('btn_add_bot')),
-        opponentBots(this.app.bots).map((b) => h('option', { value: b }, botName(b)))));
-      } else if (info.bot && tbl.status === 'open') {
-        buttons.push(h('button', { class: 'btn small',
-          onclick: () => this.send({ type: 'remove_bot', seat: s }) }, t('btn_remove_bot')));
-      }
-      return h('li', { class: `wait-seat ${s === mySeat ? 'me' : ''}`, testid: 'wait-seat',
-        'data-seat': s },
-      h('span', { class: 'seat-no' }, t('seat_n', { n: s + 1 })),
-      info.empty ? h('span', { class: 'empty' }, t('seat_empty'))
-        : info.bot ? h('span', {}, `${seatLabel(tbl, s)} · ${botName(info.bot)}`) : free(info.name),
-      buttons);
-    });
-    const full = [0, 1, 2, 3, 4].every((s) => !seatInfo(tbl, s).empty);
-    return h('div', { class: 'panel waiting' },
-      h('h2', {}, t(`table_status_${tbl.status}`)),
-      h('p', {}, t('share_link'), ' ', h('input', { class: 'share', readonly: true, value: link,
-        testid: 'share-link', onclick: (e) => e.target.select() })),
-      h('p', {}, t('table_code'), free(tbl.code, 'code big')),
-      h('ul', { class: 'wait-seats' }, seats),
-      mySeat !== null && mySeat !== undefined && tbl.status === 'open'
-        ? h('button', { class: 'btn', onclick: () => this.send({ type: 'stand' }) }, t('btn_stand'))
-        : null,
-      !tbl.autostart && full && tbl.status === 'open'
-        ? h('button', { class: 'btn primary', testid: 'start',
-          onclick: () => this.send({ type: 'start' }) }, t('btn_start')) : null,
-      this.message ? h('div', { class: 'message bad' }, t(this.message.key)) : null);
-  }
-}
-
-// Is there a fine pointer (a mouse, so most likely a keyboard too)?  Keyboard help
-// is shown only then.
-export function hasKeyboard() {
-  return !window.matchMedia || window.matchMedia('(pointer: fine)').matches;
-}
-
-// A short two-note chime (going on 托管); silent where audio is not allowed yet.
-let audio = null;
-export function chime(freqs = [660, 440]) {
-  if (!prefs.soundOn()) return;
-  window.baohuangChimes = (window.baohuangChimes || 0) + 1;
-  try {
-    const Ctx = window.AudioContext || window.webkitAudioContext;
-    if (!Ctx) return;
-    audio = audio || new Ctx();
-    if (audio.state === 'suspended') audio.resume().catch(() => {});
-    freqs.forEach((f, i) => {
-      const osc = audio.createOscillator();
-      const gain = audio.createGain();
-      const start = audio.currentTime + i * 0.14;
-      osc.frequency.value = f;
-      gain.gain.setValueAtTime(0.08, start);
-      gain.gain.exponentialRampToValueAtTime(0.001, start + 0.13);
-      osc.connect(gain).connect(audio.destination);
-      osc.start(start);
-      osc.stop(start + 0.14);
-    });
-  } catch { /* no sound then */ }
-}
-
-function botName(name) {
-  const key = `bot_${name}`;
-  const text = t(key);
-  return text === key ? name : text;
-}
-
-function renderLastScore(screen) {
-  const last = screen.lastGameOver;
-  const view = { ...(last.view || {}), result: last.result, stage: 'over' };
-  return scoreSheet({
-    view, table: screen.table, gameOver: last, past: true,
-    on: { closeScore: () => { screen.showLast = false; screen.render(); } },
-  });
 }
