@@ -15,7 +15,8 @@ torch = pytest.importorskip("torch")   # the train extra; without it these tests
 import baohuang as bh  # noqa: E402
 from baohuang.learn.actors import SelfPlay  # noqa: E402
 from baohuang.learn.model import SCORE_SCALE, QNetwork, load_weights  # noqa: E402
-from baohuang.learn.train import Config, TorchQ, export, train  # noqa: E402
+from baohuang.learn.torchq import TorchQ, export  # noqa: E402
+from baohuang.learn.train import Config, train  # noqa: E402
 
 
 def tiny(run: Path, updates: int) -> Config:

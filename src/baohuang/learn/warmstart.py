@@ -24,7 +24,7 @@ from ..env.observation import SLOTS
 from .features import _CARDS, _HAND, ACTION_STATIC, OBS_SCALE, action_table
 from .imitate import Demos, record
 from .model import SCORE_SCALE, save_weights
-from .train import TorchQ, export
+from .torchq import TorchQ, export
 
 __all__ = ["batch_inputs", "demo_loss", "fit", "warm_start"]
 
