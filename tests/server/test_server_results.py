@@ -81,6 +81,34 @@ def test_two_tables_finishing_at_once_both_rate_the_player(kind: str, tmp_path: 
         asyncio.run(main(url))                 # is created with asyncio.run)
 
 
+@pytest.mark.parametrize("kind", DATABASES)
+def test_a_result_written_again_counts_once(kind: str, tmp_path: Path) -> None:
+    """A table writes a game's result again when the database's answer was lost (it was
+    out of reach): a second write of a game recorded already changes nothing — the
+    player's totals, rating and the game's players count it once."""
+    async def main(url: str) -> None:
+        storage = await open_storage(url)
+        try:
+            user = await storage.create_user("once", name_key="once", password_hash=None,
+                                             guest=True, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+            game = await _table_with_game(storage, "table-dddddd", 2)
+            await _finish(storage, game, "table-dddddd", user.id, "playing")
+            first = await storage.user(user.id)
+            await _finish(storage, game, "table-dddddd", user.id, "playing")
+            again = await storage.user(user.id)
+            assert first is not None and again is not None
+            assert (again.games, again.wins, again.points) == (1, 1, 2)
+            assert (again.mu, again.sigma) == (first.mu, first.sigma)
+            [stored] = await storage.table_games("table-dddddd")
+            assert stored["status"] == "over"
+            assert len(await storage.history(user.id)) == 1       # one game_players row
+        finally:
+            await storage.close()
+
+    with database(kind, tmp_path) as url:
+        asyncio.run(main(url))
+
+
 def test_a_table_write_waits_for_another_writer_off_the_loop(tmp_path: Path) -> None:
     """SQLite: a table's small writes are made on the event loop, but never wait there
     for another connection's write lock: the write waits elsewhere, the loop runs on,

@@ -76,7 +76,8 @@ class GameStore(Database):
                           rate: RateGame | None = None) -> None:
         """Record a finished game, its players, the users' new totals and ratings, the
         table's match totals and its status — in one transaction, so that a crash leaves
-        either all of it or none.
+        either all of it or none; a game recorded already is not recorded again (a
+        retry whose first try was committed, its answer lost).
 
         ``rate`` gets the current ``(mu, sigma)`` of every seat's user (``None`` for a
         seat without one), read inside the transaction, and returns the new ratings: two
@@ -100,8 +101,13 @@ class GameStore(Database):
                 rated = rate([None if u is None else current.get(u) for u in seat_users])
                 new_ratings = {u: r for u, r in zip(seat_users, rated, strict=True)
                                if u is not None and r is not None}
-            conn.execute(update(games).where(games.c.id == game_id).values(
-                status="over", result=result, scored=scored, hosted=hosted, finished=now))
+            # (a game recorded already is left as it is: a retry whose first try was
+            # committed, its answer lost, records nothing twice)
+            if not conn.execute(update(games).where(games.c.id == game_id,
+                                                   games.c.status != "over").values(
+                    status="over", result=result, scored=scored, hosted=hosted,
+                    finished=now)).rowcount:
+                return
             conn.execute(insert(game_players), [
                 {**p, "game_id": game_id, "finished": now} for p in players])
             # (one statement for all the users, executed with each user's numbers: a

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -28,7 +29,7 @@ from ..db.storage import FencedWrite, Storage
 from ..wire.protocol import encode
 from .subscriber import Subscriber
 
-__all__ = ["RETRY_FIRST", "RETRY_MAX", "store_action"]
+__all__ = ["RETRY_FIRST", "RETRY_MAX", "StoringTable", "persist", "store_action"]
 
 log = logging.getLogger("baohuang.server")
 RETRY_FIRST, RETRY_MAX = 0.25, 2.0
@@ -81,24 +82,40 @@ async def store_action(table: StoringTable, seat: int, action: dict[str, Any], s
     is out of reach (the table paused).  Raises :class:`FencedWrite` when another
     writer holds the table, and the database's error if the table stops meanwhile."""
     version = table.logged + 1
+    tries = 0
+
+    async def write() -> None:
+        nonlocal tries
+        tries += 1
+        try:
+            await table.storage.append_action(
+                table.game_ids[-1], table.moves, seat, action, source,
+                table_id=table.id, version=version)
+        except FencedWrite:
+            # (after a try that lost its answer: stored if the log has the version)
+            if not (tries > 1 and await _written(table, version)):
+                raise
+
+    await persist(table, write, f"version {version}")
+
+
+async def persist(table: StoringTable, write: Callable[[], Awaitable[None]], what: str) -> None:
+    """``write()`` again, a little later each time, for as long as the database is out
+    of reach: the table pauses (its clients are told) and goes on once it is written.
+    ``write`` must be idempotent: a try whose answer was lost may have been committed.
+    Raises the database's error if the table stops meanwhile."""
     delay, paused = RETRY_FIRST, False
     while True:
         try:
-            try:
-                await table.storage.append_action(
-                    table.game_ids[-1], table.moves, seat, action, source,
-                    table_id=table.id, version=version)
-            except FencedWrite:
-                if not (paused and await _written(table, version)):
-                    raise
-            break                           # (stored, or the lost answer's write was)
+            await write()
+            break
         except UNREACHABLE:
             if table.stopping:
                 raise
             if not paused:
                 paused = True
-                log.warning("table %s: the database is out of reach; paused at version %d",
-                            table.id, version)
+                log.warning("table %s: the database is out of reach; paused at %s",
+                            table.id, what)
                 tell(table, True)
         await asyncio.sleep(delay)
         delay = min(RETRY_MAX, delay * 2)
@@ -106,5 +123,5 @@ async def store_action(table: StoringTable, seat: int, action: dict[str, Any], s
             raise ConnectionError(f"table {table.id} stopped while its database was out "
                                   "of reach")
     if paused:
-        log.info("table %s: the database is back; version %d stored", table.id, version)
+        log.info("table %s: the database is back; %s stored", table.id, what)
         tell(table, False)

@@ -31,7 +31,7 @@ from .clock import Clock, LoopClock
 from .dealing import new_match
 from .inbox import Inbox
 from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
-from .outage import store_action
+from .outage import persist, store_action
 from .results import record_result, settle
 from .seats import Seat
 from .seatstate import SeatsShown
@@ -257,8 +257,10 @@ class Table:
         self.totals, self.status = settled.totals, settled.status
         self.last_scored = settled.scored
         self.dissolved_by = settled.hosted if self.status == "dissolved" else []
-        await record_result(self.storage, settled, game_id=self.game_ids[-1], table_id=self.id,
-                            hosted=self.hosted_json())
+        game_id, hosted = self.game_ids[-1], self.hosted_json()
+        await persist(self, lambda: record_result(self.storage, settled, game_id=game_id,
+                                                  table_id=self.id, hosted=hosted),
+                      f"the result of game {game_id}")
         if self.status != "playing":
             self.finished_at = self.clock.now()
         self.recorded = True
