@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import httpx
 import pytest
 
 from baohuang.server.accounts.accounts import AccountError, Accounts
 from baohuang.server.cluster.services import RedisServer
+from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import open_storage
+from baohuang.server.harness import ServerThread
 
 
 def test_login_tries_on_one_node_count_on_the_other(redis_server: RedisServer,
@@ -87,3 +90,24 @@ def test_logins_go_on_limited_while_redis_is_out_of_reach(redis_server: RedisSer
             await storage.close()
 
     assert asyncio.run(main()) == ["Li", "bad_credentials", "rate_limited"]
+
+
+def test_the_tables_a_user_may_own_are_counted_on_every_node(redis_server: RedisServer,
+                                                             tmp_path: Path) -> None:
+    """Two nodes on one database and one Redis: the tables a user made on one node count
+    when he makes another on the other node (``tables_per_user``)."""
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}"
+
+    def node(name: str) -> ServerThread:
+        return ServerThread(ServerConfig(db_url=db_url, redis_url=redis_server.url,
+                                         node=name, tables_per_user=2))
+
+    with node("one") as one, node("two") as two:
+        token = httpx.post(one.url + "/api/guest", json={"name": "owner"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        made = [httpx.post(one.url + "/api/tables", json={}, headers=auth).status_code
+                for _ in range(2)]
+        refused = httpx.post(two.url + "/api/tables", json={}, headers=auth)
+        assert made == [201, 201]
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "too_many_tables"

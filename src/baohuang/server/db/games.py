@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .database import Database
@@ -45,6 +45,12 @@ class GameStore(Database):
 
     async def update_table(self, table_id: str, **values: Any) -> None:
         await self._write(update(tables).where(tables.c.id == table_id).values(**values))
+
+    async def open_tables_of(self, owner: int) -> int:
+        """How many open or playing tables ``owner`` created (on every node)."""
+        rows = await self._read(select(func.count()).select_from(tables).where(
+            tables.c.owner == owner, tables.c.status.in_(("open", "playing"))))
+        return int(rows[0][0])
 
     async def unfinished_tables(self) -> list[dict[str, Any]]:
         query = select(tables).where(tables.c.status.in_(("open", "playing"))).order_by(

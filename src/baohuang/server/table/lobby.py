@@ -218,8 +218,11 @@ class Lobby:
                   if t.status in ("open", "playing") and not t.settings.private]
         return sorted(tables, key=lambda t: -t.settings.created)
 
-    def owned(self, user_id: int) -> int:
-        """How many open or playing tables ``user_id`` created."""
+    async def owned(self, user_id: int) -> int:
+        """How many open or playing tables ``user_id`` created: those in memory, or —
+        a cluster node — those of every node, as stored."""
+        if self.cluster is not None:
+            return await self.storage.open_tables_of(user_id)
         return sum(1 for t in self.tables.values()
                    if t.settings.owner == user_id and t.status in ("open", "playing"))
 
@@ -234,7 +237,7 @@ class Lobby:
         """A new table (stored, its actor running), with ``people`` in their seats;
         refused (``too_many_tables``) when ``owner`` has as many open or playing tables
         as the configuration allows."""
-        if owner is not None and self.owned(owner.id) >= self.config.tables_per_user:
+        if owner is not None and await self.owned(owner.id) >= self.config.tables_per_user:
             raise LobbyError("too_many_tables", f"you may have at most "
                              f"{self.config.tables_per_user} open or playing tables")
         table_id = secrets.token_hex(5)
