@@ -54,6 +54,23 @@ def running_server(kind: str, directory: Path, *flags: str) -> Iterator[ServerPr
             server.stop()
 
 
+@contextlib.contextmanager
+def cluster_nodes(url: str, redis_url: str, directory: Path, *flags: str,
+                  names: tuple[str, ...] = ("one", "two")) -> Iterator[list[ServerProcess]]:
+    """Cluster nodes called ``names`` on the database ``url`` and the Redis
+    ``redis_url`` (fast bots, ``flags`` after), started, and stopped after; each logs
+    to ``directory/<name>.log``."""
+    nodes = [ServerProcess(url, None, *FAST, "--redis", redis_url, "--node", name, *flags,
+                           log=directory / f"{name}.log") for name in names]
+    try:
+        for node in nodes:
+            node.start()
+        yield nodes
+    finally:
+        for node in nodes:
+            node.stop()
+
+
 _SHARED: dict[str, ServerProcess] = {}
 
 

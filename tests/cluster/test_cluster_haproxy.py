@@ -9,12 +9,13 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_support import FAST, guests, play_together
+from server_support import cluster_nodes, guests, play_together
 
 import baohuang as bh
 from baohuang.client import PlayResult
@@ -22,19 +23,15 @@ from baohuang.server.cluster.services import HAProxy, RedisServer
 from baohuang.server.harness import ServerProcess
 
 
-def _nodes(tmp_path: Path, redis: RedisServer) -> list[ServerProcess]:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
-    return [ServerProcess(url, None, *FAST, "--redis", redis.url, "--node", name,
-                          log=tmp_path / f"{name}.log") for name in ("one", "two")]
+def _nodes(tmp_path: Path, redis: RedisServer) -> AbstractContextManager[list[ServerProcess]]:
+    """Two nodes on one SQLite file, started (and stopped after)."""
+    return cluster_nodes(f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}", redis.url, tmp_path)
 
 
 def test_a_game_through_haproxy_and_a_dead_node_taken_out(
         tmp_path: Path, redis_server: RedisServer,
         haproxy: Callable[[list[tuple[str, int]]], HAProxy]) -> None:
-    nodes = _nodes(tmp_path, redis_server)
-    for node in nodes:
-        node.start()
-    try:
+    with _nodes(tmp_path, redis_server) as nodes:
         proxy = haproxy([("127.0.0.1", node.port) for node in nodes])
 
         async def game() -> list[dict[str, object]]:
@@ -68,9 +65,6 @@ def test_a_game_through_haproxy_and_a_dead_node_taken_out(
         assert httpx.get(proxy.url + "/healthz", timeout=10).json()["tables"] == 0
         assert httpx.post(proxy.url + "/api/guest", json={"name": "after"},
                           timeout=10).status_code == 200
-    finally:
-        for node in nodes:
-            node.stop()
 
 
 @pytest.mark.parametrize("how", ["kill", "drain"])
@@ -83,13 +77,8 @@ def test_players_through_haproxy_finish_a_game_whose_node_went(
     actions (after the lease lapses, or at once); they rejoin by version and finish
     the game, and the record holds every action sent, once."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
-    nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
-                           "--lease-ttl", "1", "--log-level", "info",
-                           log=tmp_path / f"{name}.log")
-             for name in ("one", "two")]
-    for node in nodes:
-        node.start()
-    try:
+    with cluster_nodes(url, redis_server.url, tmp_path, "--lease-ttl", "1",
+                       "--log-level", "info") as nodes:
         proxy = haproxy([("127.0.0.1", node.port) for node in nodes])
 
         async def game() -> tuple[list[PlayResult], dict[str, Any], int]:
@@ -119,9 +108,6 @@ def test_players_through_haproxy_finish_a_game_whose_node_went(
             return results, await clients[0].replay(history[0]["game_id"]), running
 
         results, replay, killed = asyncio.run(game())
-    finally:
-        for node in nodes:
-            node.stop()
 
     outcome = results[0].games[0]["result"]
     assert all(r.games[0]["result"] == outcome for r in results)

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import DATABASES, FAST, database, guests, play_together
+from server_support import DATABASES, FAST, cluster_nodes, database, guests, play_together
 
 import baohuang as bh
 from baohuang.client import Client, PlayResult
@@ -79,18 +79,11 @@ def test_players_and_a_watcher_on_one_node_play_a_table_on_another(
         finally:
             single.stop()
 
-    with database(kind, tmp_path) as url:
-        nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
-                               log=tmp_path / f"{name}.log") for name in ("one", "two")]
-        for node in nodes:
-            node.start()
-        try:
-            results, watched, _, record = asyncio.run(_play(nodes[1].url, nodes[0].url))
-            tables = [httpx.get(node.url + "/healthz", timeout=10).json()["tables"]
-                      for node in nodes]
-        finally:
-            for node in nodes:
-                node.stop()
+    with database(kind, tmp_path) as url, \
+            cluster_nodes(url, redis_server.url, tmp_path) as nodes:
+        results, watched, _, record = asyncio.run(_play(nodes[1].url, nodes[0].url))
+        tables = [httpx.get(node.url + "/healthz", timeout=10).json()["tables"]
+                  for node in nodes]
 
     assert tables == [0, 2]         # the actors (the match, its rematch) ran on node two
     outcome = results[0].games[0]["result"]
@@ -114,13 +107,8 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
         alone, _, _, alone_record = asyncio.run(_play(single.url, single.url))
 
     url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
-    nodes = [ServerProcess(url, None, *FAST, "--redis", redis_server.url, "--node", name,
-                           "--lease-ttl", "1", "--log-level", "info",
-                           log=tmp_path / f"{name}.log")
-             for name in ("one", "two")]
-    for node in nodes:
-        node.start()
-    try:
+    with cluster_nodes(url, redis_server.url, tmp_path, "--lease-ttl", "1",
+                       "--log-level", "info") as nodes:
         async def game() -> tuple[list[PlayResult], dict[str, Any]]:
             clients = await guests(nodes[0].url, 5, "x")
             owner = Client(nodes[1].url, token=clients[0].token)
@@ -145,9 +133,6 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
             return results, (await clients[0].replay(history[0]["game_id"]))["record"]
 
         results, record = asyncio.run(game())
-    finally:
-        for node in nodes:
-            node.stop()
 
     assert sum(r.reconnects for r in results) >= 5, [r.reconnects for r in results]
     diverged = next((i for i, (a, b) in enumerate(zip(record["actions"],
