@@ -8,6 +8,7 @@ Its fixtures reach the tests through ``conftest.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -321,6 +322,19 @@ def sized(browser: Browser, server: str, size: str, lang: str | None = None
            ) -> tuple[Page, list[str]]:
     width, height = SIZES[size]
     return open_page(browser, server, width, height, lang, touch=size != "desktop")
+
+
+@contextlib.contextmanager
+def sized_page(browser: Browser, server: str, size: str, lang: str | None = None
+               ) -> Iterator[Page]:
+    """A page of ``size`` (see :data:`SIZES`) in a browser context of its own, closed
+    after; the test fails if the page raised a script error."""
+    page, errors = sized(browser, server, size, lang)
+    try:
+        yield page
+    finally:
+        page.context.close()
+    assert errors == []
 
 
 def tall_enough(page: Page, testid: str) -> None:

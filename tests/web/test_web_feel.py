@@ -20,6 +20,7 @@ from web.support import (
     quickplay,
     shot,
     sized,
+    sized_page,
     tall_enough,
     wait_moved,
     wait_turn_or_over,
@@ -65,8 +66,7 @@ def test_quick_phrases_show_over_the_seat_and_can_be_muted(browser: Browser, ser
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_swipe_over_the_hand_selects_and_clears(browser: Browser, server: str,
                                                   size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         quickplay(page, "Swipe", bots="hosted", practice=True, seed=9, timeout=60)
         wait_turn_or_over(page)
         page.evaluate("() => document.querySelector('[data-testid=hand]')"
@@ -105,16 +105,12 @@ def test_a_swipe_over_the_hand_selects_and_clears(browser: Browser, server: str,
         page.mouse.move(spots[2]["x"], spots[2]["y"], steps=4)
         page.mouse.up()
         assert page.evaluate("() => window.baohuang.screen.selection.size") == 0
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_nothing_moves_when_hosted_comes_and_goes(browser: Browser, patient_server: str,
                                                   size: str) -> None:
-    page, errors = sized(browser, patient_server, size)
-    try:
+    with sized_page(browser, patient_server, size) as page:
         quickplay(page, "Still", bots="hosted", practice=True, seed=9, timeout=60)
         wait_turn_or_over(page)
         # where the table starts on the page
@@ -136,16 +132,12 @@ def test_nothing_moves_when_hosted_comes_and_goes(browser: Browser, patient_serv
         page.wait_for_function("() => window.feltTop !== undefined")
         assert page.evaluate("() => window.feltTop") == before
         page.get_by_test_id("hosted-banner").wait_for(state="detached")
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_hand_stays_put_when_a_decision_dialog_comes_and_goes(
         browser: Browser, server: str, size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         quickplay(page, "Steady", bots="hosted", practice=True, seed=9, timeout=60)
         top = "() => document.querySelector('[data-testid=hand]').getBoundingClientRect().top" \
             " + window.scrollY"
@@ -160,16 +152,12 @@ def test_the_hand_stays_put_when_a_decision_dialog_comes_and_goes(
         if page.get_by_test_id("decision").count() == 0:
             # (a pixel of rounding is no jump)
             assert abs(page.evaluate(top) - with_dialog) <= 2, (page.evaluate(top), with_dialog)
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_sounds_for_plays_and_our_turn_can_be_switched_off(browser: Browser, server: str,
                                                             size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         quickplay(page, "Sound", bots="random", practice=True, seed=7, timeout=60)
         while not page.evaluate("() => (window.baohuangChimes || 0) > 0"):
             st = wait_turn_or_over(page)          # answer the role phase; plays sound
@@ -193,9 +181,6 @@ def test_sounds_for_plays_and_our_turn_can_be_switched_off(browser: Browser, ser
         page.reload()
         page.get_by_test_id("sound-toggle").wait_for()
         assert page.get_by_test_id("sound-toggle").get_attribute("aria-pressed") == "false"
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 DIALOG_OVER_SEATS_JS = """() => {
@@ -217,8 +202,7 @@ DIALOG_OVER_SEATS_JS = """() => {
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_decision_dialog_hides_no_opponents_seat(browser: Browser, server: str,
                                                    size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         quickplay(page, "Seats", bots="hosted", practice=True, seed=9, timeout=60)
         page.get_by_test_id("decision").first.wait_for()
         found = page.evaluate(DIALOG_OVER_SEATS_JS)
@@ -235,9 +219,6 @@ def test_a_decision_dialog_hides_no_opponents_seat(browser: Browser, server: str
         found = page.evaluate(DIALOG_OVER_SEATS_JS)
         assert found is not None and found["overlaps"] == [] and found["small"] == [], found
         shot(page, f"dialog-seats-{size}.png")
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 WATCH_MOTION_JS = """() => {

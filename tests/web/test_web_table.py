@@ -23,6 +23,7 @@ from web.support import (
     quickplay,
     shot,
     sized,
+    sized_page,
     start_vs_bots,
     tall_enough,
     wait_moved,
@@ -59,8 +60,7 @@ LOCKED_SEEN_JS = """() => {
 def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser,
                                                             patient_server: str,
                                                             size: str) -> None:
-    page, errors = sized(browser, patient_server, size)
-    try:
+    with sized_page(browser, patient_server, size) as page:
         page.goto("/")
         # (the bot choices come from /api/rules: wait until the page has them)
         page.wait_for_function(
@@ -95,9 +95,6 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser,
         page.wait_for_function("() => window.lockedSeen")
         locked = page.evaluate("() => window.lockedSeen")
         assert not locked["back"] and "不能再取消托管" in locked["text"], locked
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 LEARNED_LABELS = {"zh": "自学型", "en": "Learned"}
@@ -140,8 +137,7 @@ def test_the_learned_bot_is_offered_and_plays_a_game(browser: Browser, server: s
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_dissolved_match_says_why_and_starts_again_in_one_click(browser: Browser, server: str,
                                                                   size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         quickplay(page, "Wang", games=2, bots="random", practice=True, seed=31)
         assert page.get_by_test_id("match-status").inner_text() == "第 1/2 局"
         page.get_by_test_id("hosted-toggle").click()
@@ -171,9 +167,6 @@ def test_a_dissolved_match_says_why_and_starts_again_in_one_click(browser: Brows
         assert table["games"] == 2 and table["status"] == "playing"
         assert [s["bot"] for s in table["seats"][1:]] == ["random"] * 4
         assert page.get_by_test_id("match-status").inner_text() == "第 1/2 局"
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 def test_an_unscored_game_reads_as_unscored(page: Page) -> None:
@@ -213,8 +206,7 @@ def _engine_hints(view: dict[str, Any]) -> list[int]:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_hint_cycles_the_engines_order(browser: Browser, server: str, size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         quickplay(page, "Hint", bots="random", practice=True, seed=12)
         checked = 0
         while checked < 2:
@@ -240,9 +232,6 @@ def test_the_hint_cycles_the_engines_order(browser: Browser, server: str, size: 
             page.get_by_test_id("play").click()
             wait_moved(page, st["version"])
             checked += 1
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -288,8 +277,7 @@ def _unseen(view: dict[str, Any]) -> dict[int, int]:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size: str) -> None:
-    page, errors = sized(browser, server, size)
-    try:
+    with sized_page(browser, server, size) as page:
         # 托管 bots pass whenever they follow: our lead wins each round
         quickplay(page, "Counter", bots="hosted", practice=True, seed=9)
         counter = page.get_by_test_id("card-counter")
@@ -352,9 +340,6 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         assert page.evaluate("() => window.baohuang.screen.table.counter") is False
         page.get_by_test_id("hand").wait_for()
         assert page.get_by_test_id("card-counter").count() == 0
-        assert errors == []
-    finally:
-        page.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
