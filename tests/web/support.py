@@ -115,8 +115,11 @@ def serve(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str) -> I
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Debian's Chromium through Playwright's sync API, one for each test module: the
+    API runs an event loop in the main thread while it is open, which must be closed
+    before tests that start their own (the doctests run after these modules)."""
     path = chromium_path()
     if path is None:
         pytest.skip("Chromium is not installed at /usr/bin/chromium and apt-get could not "
