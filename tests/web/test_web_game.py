@@ -387,6 +387,52 @@ def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
         friend.context.close()
 
 
+def _table_with_a_free_seat(server: str) -> str:
+    """A table of four bots and seat 0 free, made over HTTP by another user; its code."""
+    def post(path: str, body: dict[str, Any], token: str | None = None) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        req = urllib.request.Request(server + path, json.dumps(body).encode(), headers)
+        with urllib.request.urlopen(req) as res:
+            return json.load(res)
+    token = post("/api/guest", {"name": "host"})["token"]
+    bots = {str(seat): "heuristic" for seat in range(1, 5)}
+    return str(post("/api/tables", {"timeout": 600, "bots": bots}, token)["code"])
+
+
+def test_a_lobby_still_loading_never_draws_over_the_invitation(page: Page,
+                                                                  server: str) -> None:
+    """A friend who types a code and presses Join before the lobby's table list has come
+    is asked who he is, and that panel stays when the list comes after all."""
+    code = _table_with_a_free_seat(server)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET":
+            held.append(route)
+        else:
+            route.continue_()
+    page.route("**/api/tables", hold)
+    page.goto("/")
+    page.get_by_test_id("join-code").fill(code)
+    while not held:                         # (the lobby asked for its list; it waits)
+        page.wait_for_timeout(20)
+    page.evaluate("() => { window.lobbyScreen = window.baohuang.screen; }")
+    page.get_by_test_id("join").click()
+    page.get_by_test_id("invite-name").wait_for()
+    held[0].continue_()                     # the list comes, the lobby draws...
+    page.wait_for_function("() => window.lobbyScreen.rules !== null "
+                           "|| window.lobbyScreen.error !== null")
+    assert page.get_by_test_id("invite-name").is_visible()   # ...where nobody sees it
+    assert page.get_by_test_id("create-form").count() == 0
+    page.get_by_test_id("invite-name").fill("Mei")
+    page.get_by_test_id("invite-name").press("Enter")
+    page.get_by_test_id("hand").wait_for()
+    page.wait_for_function("() => window.baohuang?.screen?.view")
+    assert page.evaluate("() => window.baohuang.screen.view.seat") == 0
+
+
 def test_register_log_out_and_log_in(page: Page) -> None:
     name = f"web{int(time.time() * 1000) % 10**8}"
     page.goto("/")

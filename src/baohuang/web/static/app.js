@@ -104,7 +104,12 @@ class App {
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();
-    screen.mount(this.main);
+    // each screen draws into an element of its own: a screen still loading when the
+    // user left it (the lobby's table list, say) then draws where nobody sees it, not
+    // over the screen the user went on to
+    const root = h('div', { class: 'screen' });
+    this.main.appendChild(root);
+    screen.mount(root);
   }
 }
 
