@@ -2,8 +2,9 @@
 
 An action is stored before anybody hears of it.  When the database cannot be reached
 (PostgreSQL restarting, the network cut), :func:`store_action` keeps the action and
-tries its write again, a little later each time (up to every 2 s): the table's actor
-waits there — the table pauses — and every client at the table is told
+tries its write again, a little later each time (up to every 2 s of the table's
+:class:`~.clock.Clock`, as all its time: a test that moves the clock by hand moves the
+retries): the table's actor waits there — the table pauses — and every client at the table is told
 (``{"type": "pause", "paused": true, "reason": "database"}``, then ``"paused": false``
 when the write is taken; docs/protocol.md).  Messages that arrive meanwhile wait in
 the table's inbox and are handled after it, as always, in order; so a bot's or 托管's
@@ -18,7 +19,6 @@ still this server's (no other node wrote it).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -27,6 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.storage import FencedWrite, Storage
 from ..wire.protocol import encode
+from .clock import Clock, sleep
 from .subscriber import Subscriber
 
 __all__ = ["RETRY_FIRST", "RETRY_MAX", "StoringTable", "persist", "store_action"]
@@ -56,6 +57,9 @@ class StoringTable(Protocol):
     #: the table is being stopped: a paused write gives up
     @property
     def stopping(self) -> bool: ...
+    #: the table's time: a paused write is tried again on it
+    @property
+    def clock(self) -> Clock: ...
 
     def conns(self) -> list[Subscriber]: ...
 
@@ -117,7 +121,7 @@ async def persist(table: StoringTable, write: Callable[[], Awaitable[None]], wha
                 log.warning("table %s: the database is out of reach; paused at %s",
                             table.id, what)
                 tell(table, True)
-        await asyncio.sleep(delay)
+        await sleep(table.clock, delay)     # (the table's time, as all its waits)
         delay = min(RETRY_MAX, delay * 2)
         if table.stopping:
             raise ConnectionError(f"table {table.id} stopped while its database was out "
