@@ -8,6 +8,10 @@ only the network's decisions become samples, unless ``learn_heuristic``: then th
 heuristic seats' decisions do too (their actions' values under the same games, the
 Monte-Carlo target of the heuristic's policy; cheap data once the network starts
 from the heuristic's choices, :mod:`.imitate`).
+
+With a guided network (:mod:`.model`) every decision's actions carry the hint of the
+heuristic's choice, and the network's seats play as the ``learned`` bot does
+(:func:`~.model.pick` with the network's margin), epsilon-greedy around that.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ import numpy.typing as npt
 import baohuang as bh
 
 from ..bots import Bot, make_bot
+from ..bots.heuristic import HeuristicBot
 from ..env.actions import ActionEncoder
 from ..env.observation import OBS_SIZE, ObservationEncoder
-from .features import ACTION_SIZE, inputs
-from .model import SCORE_SCALE, QNetwork
+from .features import ACTION_SIZE, GUIDED_SIZE, inputs, with_hint
+from .model import SCORE_SCALE, QNetwork, pick
 
 __all__ = ["Samples", "SelfPlay"]
 
@@ -41,6 +46,10 @@ class Samples:
     obs: Array = field(default_factory=lambda: np.zeros((0, OBS_SIZE), np.float32))
     acts: Array = field(default_factory=lambda: np.zeros((0, ACTION_SIZE), np.float32))
     targets: Array = field(default_factory=lambda: np.zeros(0, np.float32))
+
+    @classmethod
+    def empty(cls, guided: bool) -> Samples:
+        return cls(acts=np.zeros((0, GUIDED_SIZE if guided else ACTION_SIZE), np.float32))
 
     def __len__(self) -> int:
         return len(self.targets)
@@ -66,6 +75,7 @@ class SelfPlay:
         self.learn_heuristic = learn_heuristic
         self.rng = random.Random(seed)
         self.actions = ActionEncoder()
+        self.heuristic = HeuristicBot()           # the hint of a guided network
         self.games = 0
         self.decisions = 0
         self.scores: list[float] = []             # the network's seats' final scores
@@ -100,7 +110,7 @@ class SelfPlay:
         kept = 0
         rng = self.rng
         while kept < samples:
-            pending: list[tuple[int, int, Array, Array, list[bh.Action]]] = []
+            pending: list[tuple[int, int, Array, Array, list[bh.Action], int | None]] = []
             for t, table in enumerate(self._tables):
                 while True:
                     game = table.game
@@ -121,6 +131,8 @@ class SelfPlay:
                             index = self.actions.indexes(view, [action])
                             obs, acts = inputs(table.encoder.encode(view),
                                                np.asarray(index, dtype=np.int64))
+                            if network.guided:
+                                acts = with_hint(acts, 0)
                             table.obs[seat].append(obs)
                             table.acts[seat].append(acts[0])
                         game.apply(action)
@@ -131,18 +143,22 @@ class SelfPlay:
                     view = game.view(seat)
                     indexes = np.asarray(self.actions.indexes(view, legal), dtype=np.int64)
                     obs, acts = inputs(table.encoder.encode(view), indexes)
-                    pending.append((t, seat, obs, acts, legal))
+                    hint = None
+                    if network.guided:
+                        hint = legal.index(self.heuristic.choose(view, legal))
+                        acts = with_hint(acts, hint)
+                    pending.append((t, seat, obs, acts, legal, hint))
                     break
             owner = np.repeat(np.arange(len(pending)), [len(p[3]) for p in pending])
             values = network.q_values(np.stack([p[2] for p in pending]),
                                       np.concatenate([p[3] for p in pending]), owner)
             start = 0
-            for t, seat, obs, acts, legal in pending:
+            for t, seat, obs, acts, legal, hint in pending:
                 n = len(acts)
                 if rng.random() < self.epsilon:
                     j = rng.randrange(n)
                 else:
-                    j = int(np.argmax(values[start:start + n]))
+                    j = pick(values[start:start + n], hint, network.margin)
                 start += n
                 table = self._tables[t]
                 table.obs[seat].append(obs)

@@ -1,6 +1,8 @@
 """The bot ``learned``: the Q network trained by self-play (:mod:`baohuang.learn.train`),
 played with NumPy alone.  At each decision with a choice it takes the legal action
-of the highest value; with one legal action it takes it without asking.
+of the highest value; with one legal action it takes it without asking.  A guided
+network (:mod:`.model`) also reads the ``heuristic`` bot's choice in the same view and
+keeps it unless another action is worth more than its margin more.
 
 >>> import baohuang as bh
 >>> from baohuang.bots import make_bot
@@ -21,13 +23,14 @@ from importlib import resources
 
 import numpy as np
 
+from ..bots.heuristic import HeuristicBot
 from ..engine.actions import Action, ActionKind
 from ..engine.state import Stage
 from ..engine.views import View
 from ..env.actions import ActionEncoder
 from ..env.observation import observe
-from .features import inputs
-from .model import QNetwork
+from .features import inputs, with_hint
+from .model import QNetwork, pick
 
 __all__ = ["WEIGHTS", "LearnedBot", "default_network", "make_learned"]
 
@@ -51,17 +54,31 @@ class LearnedBot:
         self.seed = seed
         self.network = network if network is not None else default_network()
         self._actions = ActionEncoder()
+        self._heuristic = HeuristicBot(seed)
 
-    def values(self, view: View, legal: Sequence[Action]) -> list[float]:
-        """The network's value (expected final score) of each of ``legal``."""
+    def hint(self, view: View, legal: Sequence[Action]) -> int | None:
+        """For a guided network, the position in ``legal`` of the heuristic's choice."""
+        if not self.network.guided:
+            return None
+        return legal.index(self._heuristic.choose(view, legal))
+
+    def values(self, view: View, legal: Sequence[Action], hint: int | None = None
+               ) -> list[float]:
+        """The network's value (expected final score) of each of ``legal``; a guided
+        network's hint (:meth:`hint`) is computed unless given."""
         indexes = np.asarray(self._actions.indexes(view, legal), dtype=np.int64)
         obs, acts = inputs(observe(view), indexes)
+        if self.network.guided:
+            choice = self.hint(view, legal) if hint is None else hint
+            assert choice is not None
+            acts = with_hint(acts, choice)
         return [float(v) for v in self.network.q_values(obs, acts)]
 
     def choose(self, view: View, legal: Sequence[Action]) -> Action:
         if len(legal) == 1:
             return legal[0]
-        values = self.values(view, legal)
+        hint = self.hint(view, legal)
+        values = self.values(view, legal, hint)
         if view.stage is Stage.EMPEROR and _redealt(view):
             # Once a deal has been voided for want of an Emperor, take the Emperor card
             # when offered: five copies that always pass it on would redeal forever (the
@@ -69,7 +86,7 @@ class LearnedBot:
             accept = [i for i, a in enumerate(legal) if a.kind is ActionKind.ACCEPT]
             if accept:
                 return legal[max(accept, key=values.__getitem__)]
-        return legal[int(np.argmax(values))]
+        return legal[pick(np.asarray(values), hint, self.network.margin)]
 
 
 def _redealt(view: View) -> bool:

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 
 __all__ = ["train_command"]
@@ -50,6 +51,21 @@ def train_command(
                                              "imitation loss (on its recorded games, "
                                              "RUN_DIR/demos.npz) kept in every update.")
                          ] = 0.0,
+    guided: Annotated[bool, typer.Option(help="A new run's network also reads the heuristic "
+                                         "bot's choice and keeps it unless another action "
+                                         "is worth --margin points more.")] = False,
+    margin: Annotated[float | None, typer.Option(min=0.0, help="A guided network's margin "
+                                                 "(default 0.5); with --export, the "
+                                                 "exported file's.")] = None,
+    warm_imitation: Annotated[float | None, typer.Option(min=0.0, help="Weight of the "
+                                                         "imitation loss in the warm start's "
+                                                         "fit (default 3; 0 when guided).")
+                              ] = None,
+    warm_lr: Annotated[float, typer.Option(help="Learning rate of the warm start's fit.")
+                       ] = 1e-3,
+    demo_ce: Annotated[float, typer.Option(min=0.0, help="Weight of the cross-entropy in "
+                                           "the --imitation loss (0: the recorded games' "
+                                           "scores alone).")] = 1.0,
     export: Annotated[Path | None, typer.Option(help="Do not train: copy the run's best "
                                                 "network (best.npz) to this file.")] = None,
 ) -> None:
@@ -59,7 +75,12 @@ def train_command(
         if not best.exists():
             raise typer.BadParameter(f"{best} does not exist (no evaluation yet) / "
                                      f"还没有评估过的网络")
-        shutil.copyfile(best, export)
+        if margin is None:
+            shutil.copyfile(best, export)
+        else:
+            from .model import load_weights, save_weights
+
+            save_weights(export, load_weights(best) | {"margin": np.array(margin, np.float32)})
         typer.echo(f"{best} -> {export}")
         return
     try:
@@ -74,11 +95,15 @@ def train_command(
 
         typer.echo(f"warm start 模仿启发式: {warm_games} heuristic games")
         init = warm_start(run_dir, games=warm_games, steps=warm_steps, rules=rules, seed=seed,
+                          guided=guided, init=init, lr=warm_lr,
+                          imitation=(0.0 if guided else 3.0) if warm_imitation is None
+                          else warm_imitation,
                           report=lambda row: typer.echo(json.dumps(row)))
     cfg = Config(run_dir=run_dir, minutes=minutes, rules=rules, tables=tables, epsilon=epsilon,
                  mix=mix, batch=batch, lr=lr, eval_minutes=eval_minutes, eval_deals=eval_deals,
                  seed=seed, threads=threads, init=init,
-                 learn_heuristic=learn_heuristic, imitation=imitation,
+                 learn_heuristic=learn_heuristic, imitation=imitation, demo_ce=demo_ce,
+                 guided=guided, margin=0.5 if margin is None else margin,
                  demos=run_dir / "demos.npz" if imitation else None)
     with Progress(TextColumn("[bold]train 训练"), BarColumn(),
                   TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),

@@ -10,7 +10,12 @@ cards share what the network learns about them:
 ``reveal``     1     ``k``: cards of the play that would show a hidden Guard
 ``size``       1     how many cards the play has
 ``after``      16    the own hand per slot after the play (computed per decision)
+``hint``       1     guided networks only: 1 for the ``heuristic`` bot's choice
 =============  ====  ==========================================================
+
+A *guided* network (:data:`GUIDED_SIZE` action features) also reads which action the
+``heuristic`` bot would take in the same view, so it starts as informed as the
+heuristic and learns what its choice is worth against the others.
 
 >>> from baohuang.env.actions import PASS_INDEX, PLAY_BASE
 >>> table = action_table()
@@ -29,8 +34,8 @@ import numpy.typing as npt
 from ..env.actions import CALL_BASE, N_ACTIONS, PLAY_BASE, PLAY_KEYS, ROLE_KINDS
 from ..env.observation import OBS_HIGH, OBS_LAYOUT, OBS_SIZE, SLOTS
 
-__all__ = ["ACTION_SIZE", "ACTION_STATIC", "N_ACTION_INDEXES", "OBS_SCALE", "action_table",
-           "inputs"]
+__all__ = ["ACTION_SIZE", "ACTION_STATIC", "GUIDED_SIZE", "N_ACTION_INDEXES", "OBS_SCALE",
+           "action_table", "inputs", "with_hint"]
 
 Matrix = npt.NDArray[np.float32]
 
@@ -44,6 +49,8 @@ _SIZE: Final = _REVEAL + 1
 ACTION_STATIC: Final = _SIZE + 1
 #: all action features (with the hand after the play)
 ACTION_SIZE: Final = ACTION_STATIC + SLOTS
+#: the action features of a guided network: :data:`ACTION_SIZE` and the hint
+GUIDED_SIZE: Final = ACTION_SIZE + 1
 #: the observation is multiplied by this before it enters the network: counts of
 #: up to 16 become at most 2, the 216 cards of a hand at most 27
 OBS_SCALE: Final = (1.0 / np.clip(OBS_HIGH, 1.0, 8.0)).astype(np.float32)
@@ -83,3 +90,11 @@ def inputs(obs: npt.NDArray[np.float32], indexes: npt.NDArray[np.int64]
     acts = np.concatenate([static, after * (1.0 / 8.0)], axis=1)
     acts[:, _CARDS:_CARDS + SLOTS] *= 1.0 / 8.0
     return (obs * OBS_SCALE).astype(np.float32, copy=False), acts
+
+
+def with_hint(acts: Matrix, hint: npt.NDArray[np.bool_] | int) -> Matrix:
+    """``acts`` with the hint column of a guided network: 1 where ``hint`` (a mask over
+    the rows, or the row of the one decision's heuristic choice)."""
+    column = np.zeros((len(acts), 1), dtype=np.float32)
+    column[hint, 0] = 1.0
+    return np.concatenate([acts, column], axis=1)

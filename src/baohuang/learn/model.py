@@ -9,6 +9,13 @@ exports its weights with :func:`save_weights`.
 
 Weights are kept as ``float32`` arrays in an ``.npz`` file: ``w0o``, ``w0a``, ``b0``
 (first layer), then ``w1``, ``b1``, … up to the output layer of one unit.
+
+A *guided* network (``w0a`` has :data:`~.features.GUIDED_SIZE` rows) also reads the
+``heuristic`` bot's choice as an input, and plays by :func:`pick`: the heuristic's
+choice unless another action is worth more than ``margin`` points more (the scalar
+``margin`` of the file, 0 without it).  So where the network cannot tell the actions
+apart the bot plays as the heuristic does, and it departs from it only where its
+values say so clearly.
 """
 
 from __future__ import annotations
@@ -21,9 +28,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..env.observation import OBS_SIZE
-from .features import ACTION_SIZE
+from .features import ACTION_SIZE, GUIDED_SIZE
 
-__all__ = ["SCORE_SCALE", "QNetwork", "load_weights", "save_weights"]
+__all__ = ["SCORE_SCALE", "QNetwork", "load_weights", "pick", "save_weights"]
 
 Array = npt.NDArray[np.float32]
 #: the network predicts the final score divided by this
@@ -44,15 +51,18 @@ def load_weights(path: Path | str) -> dict[str, Array]:
 class QNetwork:
     """The network's forward pass over the legal actions of a batch of decisions."""
 
-    __slots__ = ("_layers", "b0", "w0a", "w0o")
+    __slots__ = ("_layers", "b0", "guided", "margin", "w0a", "w0o")
 
     def __init__(self, weights: Mapping[str, Array]) -> None:
         self.w0o = np.ascontiguousarray(weights["w0o"], dtype=np.float32)
         self.w0a = np.ascontiguousarray(weights["w0a"], dtype=np.float32)
         self.b0 = np.asarray(weights["b0"], dtype=np.float32)
-        if self.w0o.shape[0] != OBS_SIZE or self.w0a.shape[0] != ACTION_SIZE:
+        if self.w0o.shape[0] != OBS_SIZE or self.w0a.shape[0] not in (ACTION_SIZE, GUIDED_SIZE):
             raise ValueError(f"weights for inputs of {self.w0o.shape[0]} + {self.w0a.shape[0]}, "
-                             f"not {OBS_SIZE} + {ACTION_SIZE}")
+                             f"not {OBS_SIZE} + {ACTION_SIZE} (or {GUIDED_SIZE})")
+        #: whether the action features end with the heuristic's choice (features.with_hint)
+        self.guided = self.w0a.shape[0] == GUIDED_SIZE
+        self.margin = float(weights["margin"]) if "margin" in weights else 0.0
         self._layers: list[tuple[Array, Array]] = []
         i = 1
         while f"w{i}" in weights:
@@ -84,3 +94,13 @@ class QNetwork:
                 np.maximum(h, 0.0, out=h)
         out: Array = h[:, 0] * np.float32(SCORE_SCALE)
         return out
+
+
+def pick(values: Array, hint: int | None, margin: float) -> int:
+    """The action a network plays among ``values``: the best one, except that the
+    heuristic's choice ``hint`` (if any) stays unless the best is worth more than
+    ``margin`` points more."""
+    best = int(np.argmax(values))
+    if hint is not None and values[best] <= values[hint] + margin:
+        return hint
+    return best

@@ -12,18 +12,19 @@ import torch
 from torch import nn
 
 from ..env.observation import OBS_SIZE
-from .features import ACTION_SIZE
+from .features import ACTION_SIZE, GUIDED_SIZE
 
-__all__ = ["TorchQ", "export", "load_into"]
+__all__ = ["TorchQ", "export", "hidden_of", "load_into"]
 
 
 class TorchQ(nn.Module):
     """The network of :class:`~baohuang.learn.model.QNetwork`, in PyTorch."""
 
-    def __init__(self, hidden: tuple[int, ...] = (256, 128, 128)) -> None:
+    def __init__(self, hidden: tuple[int, ...] = (256, 128, 128), guided: bool = False) -> None:
         super().__init__()
+        self.guided = guided
         self.first_obs = nn.Linear(OBS_SIZE, hidden[0])
-        self.first_act = nn.Linear(ACTION_SIZE, hidden[0], bias=False)
+        self.first_act = nn.Linear(GUIDED_SIZE if guided else ACTION_SIZE, hidden[0], bias=False)
         sizes = [*hidden, 1]
         self.rest = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
 
@@ -55,12 +56,25 @@ def export(model: TorchQ) -> dict[str, np.ndarray[Any, np.dtype[np.float32]]]:
     return out
 
 
+def hidden_of(weights: dict[str, np.ndarray[Any, np.dtype[np.float32]]]) -> tuple[int, ...]:
+    """The hidden layer sizes of ``weights`` (as :func:`export` writes them)."""
+    sizes = []
+    i = 1
+    while f"w{i}" in weights:
+        sizes.append(int(weights[f"w{i}"].shape[0]))
+        i += 1
+    return tuple(sizes)
+
+
 def load_into(model: TorchQ, weights: dict[str, np.ndarray[Any, np.dtype[np.float32]]]) -> None:
-    """Set ``model``'s parameters to ``weights`` (as :func:`export` writes them)."""
+    """Set ``model``'s parameters to ``weights`` (as :func:`export` writes them).  Weights
+    of an unguided network go into a guided one as it: the hint's input weights are 0."""
     with torch.no_grad():
         model.first_obs.weight.copy_(torch.from_numpy(weights["w0o"].T))
         model.first_obs.bias.copy_(torch.from_numpy(weights["b0"]))
-        model.first_act.weight.copy_(torch.from_numpy(weights["w0a"].T))
+        w0a = torch.from_numpy(weights["w0a"].T)
+        model.first_act.weight.zero_()
+        model.first_act.weight[:, :w0a.shape[1]].copy_(w0a)
         for i, layer in enumerate(model.rest, 1):
             assert isinstance(layer, nn.Linear)
             layer.weight.copy_(torch.from_numpy(weights[f"w{i}"].T))

@@ -12,6 +12,10 @@ from it), ``train.csv`` (the learning curve), ``eval.jsonl`` (strength against t
 heuristic bot over training time), ``snapshots/*.npz`` (the network at each
 evaluation, in the format the ``learned`` bot reads) and ``best.npz``.
 
+A *guided* run (``Config.guided``) trains a network that also reads the heuristic's
+choice (:mod:`.features`) and plays by the margin rule of :func:`~.model.pick`; its
+snapshots carry the margin, so the ``learned`` bot plays them as they were evaluated.
+
 Needs the ``train`` extra (``pip install 'baohuang[train]'``, PyTorch's CPU build).
 """
 
@@ -36,7 +40,7 @@ import baohuang as bh
 from .actors import Samples, SelfPlay
 from .evaluate import against_heuristic
 from .model import QNetwork, load_weights, save_weights
-from .torchq import TorchQ, export, load_into
+from .torchq import TorchQ, export, hidden_of, load_into
 
 __all__ = ["Config", "TorchQ", "export", "load_into", "train"]
 
@@ -66,6 +70,9 @@ class Config:
     learn_heuristic: bool = False     # the heuristic seats' decisions are samples too
     demos: Path | None = None         # recorded heuristic games (.npz of imitate.Demos) ...
     imitation: float = 0.0            # ... whose loss (warmstart.fit's) is added with this weight
+    demo_ce: float = 1.0              # the weight of the cross-entropy within that loss
+    guided: bool = False              # the network reads the heuristic's choice ...
+    margin: float = 0.0               # ... and keeps it unless another is worth this much more
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -91,9 +98,9 @@ class _State:
 class _Buffer:
     """The most recent samples, drawn from at random."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, guided: bool) -> None:
         self.size = size
-        self.data = Samples()
+        self.data = Samples.empty(guided)
 
     def add(self, new: Samples) -> None:
         keep = max(0, self.size - len(new))
@@ -143,8 +150,9 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
     if ckpt_path.exists():
         saved = torch.load(ckpt_path, weights_only=False)
         cfg.hidden = tuple(saved["config"]["hidden"])
+        cfg.guided = bool(saved["config"].get("guided", False))
         state = _State(**saved["state"])
-    model = TorchQ(cfg.hidden)
+    model = TorchQ(cfg.hidden, cfg.guided)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     if saved is not None:
         model.load_state_dict(saved["model"])
@@ -153,11 +161,19 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
         torch.manual_seed(cfg.seed)
         if cfg.init is not None:
             weights = load_weights(cfg.init)
-            cfg.hidden = tuple(weights[f"w{i}"].shape[0] for i in range(1, (len(weights) - 1) // 2))
-        model = TorchQ(cfg.hidden)
+            cfg.hidden = hidden_of(weights)
+        model = TorchQ(cfg.hidden, cfg.guided)
         if cfg.init is not None:
             load_into(model, weights)
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+
+    def playing() -> dict[str, Any]:
+        """The network's weights as the bot plays them (with the margin if guided)."""
+        out: dict[str, Any] = export(model)
+        if cfg.guided:
+            out["margin"] = np.array(cfg.margin, np.float32)
+        return out
+
     (run / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1) + "\n")
     rules = bh.RuleSet.preset(cfg.rules)
     # a resumed run draws new games (and batches) from a seed that moved on
@@ -165,8 +181,8 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
                       seed=cfg.seed * 1_000_003 + state.updates,
                       learn_heuristic=cfg.learn_heuristic)
     rng = np.random.default_rng(cfg.seed * 1_000_003 + state.updates)
-    buffer = _Buffer(cfg.buffer)
-    network = QNetwork(export(model))
+    buffer = _Buffer(cfg.buffer, cfg.guided)
+    network = QNetwork(playing())
     loss_fn = nn.MSELoss()
     rehearse: Callable[[], torch.Tensor] | None = None
     if cfg.demos is not None and cfg.imitation > 0:
@@ -176,12 +192,13 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
         demos = Demos.load(cfg.demos)
 
         def rehearse() -> torch.Tensor:
-            return demo_loss(model, demos, rng.integers(0, len(demos), max(1, cfg.batch // 4)))
+            return demo_loss(model, demos, rng.integers(0, len(demos), max(1, cfg.batch // 4)),
+                             ce=cfg.demo_ce)
     last_ckpt = time.monotonic()
     round_samples = cfg.batch * 8
 
     def evaluate() -> None:
-        weights = export(model)
+        weights = playing()
         snap = run / "snapshots" / f"updates-{state.updates:08d}.npz"
         save_weights(snap, weights)
         result = against_heuristic(QNetwork(weights), deals=cfg.eval_deals, seed=12345,
@@ -220,7 +237,7 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
             nn.utils.clip_grad_norm_(model.parameters(), 40.0)
             opt.step()
             losses.append(float(loss.detach()))
-        network = QNetwork(export(model))
+        network = QNetwork(playing())
         state.games += actors.games - games0
         state.samples += len(new)
         state.updates += steps
@@ -241,5 +258,5 @@ def train(cfg: Config, report: Report | None = None) -> dict[str, Any]:
             _save_checkpoint(ckpt_path, cfg, model, opt, state)
             last_ckpt = time.monotonic()
     _save_checkpoint(ckpt_path, cfg, model, opt, state)
-    save_weights(run / "last.npz", export(model))
+    save_weights(run / "last.npz", playing())
     return asdict(state) | {"history": state.history}

@@ -4,6 +4,11 @@ The loss of a batch of decisions is ``mse + imitation * ce``: ``mse`` the square
 error of the taken action's value (scaled by :data:`SCORE_SCALE`) against the final
 score, ``ce`` the cross-entropy of ``softmax(Q / tau)`` over the decision's legal
 actions (``Q`` in points) against the heuristic's choice.
+
+A guided network (:mod:`.features`) reads the heuristic's choice as an input, so the
+cross-entropy would only teach it to trust that input: it is fitted with ``imitation``
+0, the squared error alone, which makes its values those of each action followed by the
+heuristic's play (the recordings' deviations say what the other actions are worth).
 """
 
 from __future__ import annotations
@@ -21,20 +26,21 @@ import torch
 import baohuang as bh
 
 from ..env.observation import SLOTS
-from .features import _CARDS, _HAND, ACTION_STATIC, OBS_SCALE, action_table
+from .features import _CARDS, _HAND, ACTION_STATIC, OBS_SCALE, action_table, with_hint
 from .imitate import Demos, record
-from .model import SCORE_SCALE, save_weights
-from .torchq import TorchQ, export
+from .model import SCORE_SCALE, load_weights, save_weights
+from .torchq import TorchQ, export, hidden_of, load_into
 
 __all__ = ["batch_inputs", "demo_loss", "fit", "warm_start"]
 
 Ints = npt.NDArray[np.int64]
 
 
-def batch_inputs(demos: Demos, rows: Ints) -> tuple[torch.Tensor, ...]:
+def batch_inputs(demos: Demos, rows: Ints, guided: bool = False) -> tuple[torch.Tensor, ...]:
     """The network's inputs for the decisions ``rows``: scaled observations
-    ``[B, OBS]``, action features ``[N, ACTION_SIZE]``, each action's decision
-    ``owner[N]`` and position ``col[N]`` among its decision's actions, and ``lens[B]``."""
+    ``[B, OBS]``, action features ``[N, ACTION_SIZE]`` (``GUIDED_SIZE`` if ``guided``),
+    each action's decision ``owner[N]`` and position ``col[N]`` among its decision's
+    actions, and ``lens[B]``."""
     lo, hi = demos.start[rows], demos.start[rows + 1]
     lens = hi - lo
     owner = np.repeat(np.arange(len(rows)), lens)
@@ -47,13 +53,15 @@ def batch_inputs(demos: Demos, rows: Ints) -> tuple[torch.Tensor, ...]:
     acts = np.concatenate([static, after * (1.0 / 8.0)], axis=1)
     acts[:, _CARDS:_CARDS + SLOTS] *= 1.0 / 8.0
     assert acts.shape[1] == ACTION_STATIC + SLOTS
+    if guided:
+        acts = with_hint(acts, col == demos.chosen[rows][owner])
     return (torch.from_numpy(raw * OBS_SCALE), torch.from_numpy(acts),
             torch.from_numpy(owner), torch.from_numpy(col), torch.from_numpy(lens))
 
 
 def _losses(model: TorchQ, demos: Demos, rows: Ints, tau: float
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    obs, acts, owner, col, lens = batch_inputs(demos, rows)
+    obs, acts, owner, col, lens = batch_inputs(demos, rows, model.guided)
     q = model(obs, acts, owner)
     b = len(rows)
     padded = torch.full((b, int(lens.max())), float("-inf"))
@@ -71,12 +79,13 @@ def _losses(model: TorchQ, demos: Demos, rows: Ints, tau: float
     return mse, ce, agree
 
 
-def demo_loss(model: TorchQ, demos: Demos, rows: Ints, tau: float = 1.0) -> torch.Tensor:
-    """The warm start's loss (``mse + ce``) on the decisions ``rows`` of ``demos``;
-    Deep Monte-Carlo adds it to keep the heuristic's choices where its own games
-    say little (``baohuang train --imitation``)."""
-    mse, ce, _ = _losses(model, demos, rows, tau)
-    out: torch.Tensor = mse + ce
+def demo_loss(model: TorchQ, demos: Demos, rows: Ints, tau: float = 1.0, ce: float = 1.0
+              ) -> torch.Tensor:
+    """The warm start's loss (``mse + ce × cross-entropy``) on the decisions ``rows`` of
+    ``demos``; Deep Monte-Carlo adds it to keep the heuristic's choices where its own
+    games say little (``baohuang train --imitation``)."""
+    mse, cross, _ = _losses(model, demos, rows, tau)
+    out: torch.Tensor = mse + ce * cross
     return out
 
 
@@ -126,11 +135,14 @@ def fit(model: TorchQ, demos: Demos, *, steps: int, batch: int = 128, lr: float 
 
 def warm_start(run_dir: Path, *, games: int, steps: int, rules: str = "shandong",
                hidden: tuple[int, ...] = (256, 128, 128), seed: int = 0,
+               guided: bool = False, imitation: float = 3.0, init: Path | None = None,
+               lr: float = 1e-3,
                report: Callable[[dict[str, Any]], None] | None = None) -> Path:
     """Record ``games`` heuristic games into ``run_dir/demos.npz`` (kept: a second
-    call reads them), fit a new network to them for ``steps`` updates and write it
-    to ``run_dir/warm.npz``, whose path is returned; ``run_dir/warm.json`` has the
-    final held-out numbers and the time each part took."""
+    call reads them), fit a network (new, or starting from the weights ``init``) to
+    them for ``steps`` updates and write it to ``run_dir/warm.npz``, whose path is
+    returned; ``run_dir/warm.json`` has the final held-out numbers and the time each
+    part took."""
     run_dir.mkdir(parents=True, exist_ok=True)
     demos_path = run_dir / "demos.npz"
     wall0, cpu0 = time.monotonic(), time.process_time()
@@ -141,9 +153,12 @@ def warm_start(run_dir: Path, *, games: int, steps: int, rules: str = "shandong"
         demos.save(demos_path)
     wall1, cpu1 = time.monotonic(), time.process_time()
     torch.manual_seed(seed)
-    model = TorchQ(hidden)
+    start = None if init is None else load_weights(init)
+    model = TorchQ(hidden if start is None else hidden_of(start), guided)
+    if start is not None:
+        load_into(model, start)
     row = fit(model, demos, steps=steps, seed=seed, held_out=min(5000, len(demos) // 10),
-              report=report)
+              imitation=imitation, lr=lr, report=report)
     out = run_dir / "warm.npz"
     save_weights(out, export(model))
     info = row | {"games": games, "decisions": len(demos), "record_s": round(wall1 - wall0, 1),
