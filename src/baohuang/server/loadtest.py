@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, TypeVar
 
 import httpx
@@ -145,7 +146,11 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
     report = LoadReport(tables=tables, games=games)
     limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
     gate = asyncio.Semaphore(50)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+    # (the clients share one connection pool and each sends its bearer token: no cookie
+    # may be kept, or a guest's sign-up would carry the previous one's session cookie,
+    # which the server refuses without an Origin)
+    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
+    async with httpx.AsyncClient(timeout=60, limits=limits, cookies=no_cookies) as http:
         clients = [Client(server, http=http) for _ in range(tables * 5)]
 
         async def sign_up(index: int, client: Client) -> None:

@@ -1,7 +1,7 @@
 """What every HTTP answer carries and what every state-changing request must show:
-security headers (the ``secure`` library's ASGI middleware), the Origin check of
-requests that change something (a page of another site may not act with a
-player's cookie), and the trusted hosts (Starlette's middleware).
+security headers (the ``secure`` library's ASGI middleware), the check of requests
+that change something and of WebSocket handshakes (a page of another site may not act
+with a player's cookie), and the trusted hosts (Starlette's middleware).
 
 >>> cfg = ServerConfig(db_url="sqlite+aiosqlite://")
 >>> origin_allowed(None, "example.org", cfg), origin_allowed("https://example.org",
@@ -11,6 +11,22 @@ player's cookie), and the trusted hosts (Starlette's middleware).
 True
 >>> origin_allowed("http://localhost:5173", "example.org", cfg)
 False
+
+Without an ``Origin``, a request whose session is the cookie needs ``Sec-Fetch-Site``
+to say it comes from the site's own pages; one with a bearer token or no session
+needs nothing:
+
+>>> def ask(*headers: tuple[str, str]) -> str | None:
+...     scope = {"type": "http", "headers": [(k.encode(), v.encode()) for k, v in
+...              (("host", "example.org"), *headers)]}
+...     refused = cross_site_refusal(HTTPConnection(scope), cfg)
+...     return refused and refused[0]
+>>> cookie = ("cookie", "bh_session=t0ken")
+>>> ask(cookie), ask(cookie, ("sec-fetch-site", "same-origin")), ask(cookie,
+...     ("sec-fetch-site", "cross-site")), ask(cookie, ("origin", "https://example.org"))
+('origin_required', None, 'origin_required', None)
+>>> ask(cookie, ("authorization", "Bearer t0ken")), ask(), ask(("origin", "null"))
+(None, None, 'bad_origin')
 """
 
 from __future__ import annotations
@@ -19,18 +35,31 @@ from urllib.parse import urlsplit
 
 import secure
 from secure.middleware.asgi import SecureASGIMiddleware
-from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from ..config import ServerConfig
+from .state import session_by_cookie
 
-__all__ = ["CSP", "OriginMiddleware", "middleware", "origin_allowed", "security_headers"]
+__all__ = ["CSP", "OriginMiddleware", "cross_site_refusal", "middleware", "origin_allowed",
+           "refuse_handshake", "security_headers"]
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+#: ``Sec-Fetch-Site`` values by which a browser says a request comes from the site's own
+#: pages (``none``: the user's own doing, such as a typed address)
+OWN_FETCH_SITES = frozenset(("same-origin", "none"))
+
+BAD_ORIGIN = ("bad_origin", "requests that change something are accepted only from this "
+              "site's own pages")
+ORIGIN_REQUIRED = ("origin_required", "a request that changes something with the session "
+                   "cookie must show it comes from this site's own pages (an Origin or "
+                   "Sec-Fetch-Site header, which browsers send); programs send "
+                   "Authorization: Bearer <token> instead of the cookie")
 
 #: the web client's policy: its own scripts only (no inline script or handler), its own
 #: styles (and style attributes), its own socket, images of its own or ``data:``, and no
@@ -69,9 +98,39 @@ def origin_allowed(origin: str | None, host: str | None, config: ServerConfig) -
     return host is not None and parts.netloc.lower() == host.lower()
 
 
+def cross_site_refusal(conn: HTTPConnection, config: ServerConfig) -> tuple[str, str] | None:
+    """Why a request that may change something, or a WebSocket handshake, is refused as
+    possibly made by another site's page — its code and message — or None. An
+    ``Origin`` must be one :func:`origin_allowed` allows (``bad_origin``). Without one,
+    a request whose session is read from the cookie must carry ``Sec-Fetch-Site:
+    same-origin`` or ``none`` (``origin_required``): a browser too old to send either
+    cannot show where the request came from, and a program has its bearer token. The
+    host compared is the request's ``Host``, which a proxy passes on unchanged."""
+    origin = conn.headers.get("origin")
+    if origin is not None:
+        return None if origin_allowed(origin, conn.headers.get("host"), config) else BAD_ORIGIN
+    if session_by_cookie(conn) and conn.headers.get("sec-fetch-site") not in OWN_FETCH_SITES:
+        return ORIGIN_REQUIRED
+    return None
+
+
+def _refusal(code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=403)
+
+
+async def refuse_handshake(websocket: WebSocket, code: str, message: str) -> None:
+    """Refuse a WebSocket handshake with 403 and the error as an HTTP API error's body
+    (where the server cannot answer a handshake with a body: close it, 1008)."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(_refusal(code, message))
+    else:
+        await websocket.close(1008, code)
+
+
 class OriginMiddleware:
-    """Refuse (403 ``bad_origin``) an HTTP request that may change something —
-    any method but GET, HEAD and OPTIONS — sent from a page of another origin."""
+    """Refuse (403 ``bad_origin`` or ``origin_required``) an HTTP request that may change
+    something — any method but GET, HEAD and OPTIONS — that may come from a page of
+    another site (:func:`cross_site_refusal`)."""
 
     def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
         self.app = app
@@ -79,13 +138,9 @@ class OriginMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
-            headers = Headers(scope=scope)
-            if not origin_allowed(headers.get("origin"), headers.get("host"), self.config):
-                response = JSONResponse({"error": {
-                    "code": "bad_origin",
-                    "message": "requests that change something are accepted only from "
-                               "this site's own pages"}}, status_code=403)
-                await response(scope, receive, send)
+            refused = cross_site_refusal(HTTPConnection(scope), self.config)
+            if refused is not None:
+                await _refusal(*refused)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

@@ -17,8 +17,8 @@ from ..table.lobby import Lobby
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["COOKIE", "ServerState", "end_socket", "server_state", "session_token",
-           "session_user"]
+__all__ = ["COOKIE", "ServerState", "end_socket", "server_state", "session_by_cookie",
+           "session_token", "session_user"]
 
 COOKIE = "bh_session"
 
@@ -48,12 +48,23 @@ def server_state(conn: HTTPConnection) -> ServerState:
     return state
 
 
-def session_token(conn: HTTPConnection) -> str | None:
-    """The session token of a request or WebSocket: bearer header, cookie, or ``?token=``."""
+def _bearer(conn: HTTPConnection) -> str | None:
     auth = conn.headers.get("authorization", "")
     if auth.lower().startswith("bearer ") and auth[7:].strip():
         return auth[7:].strip()
-    return conn.cookies.get(COOKIE) or conn.query_params.get("token") or None
+    return None
+
+
+def session_token(conn: HTTPConnection) -> str | None:
+    """The session token of a request or WebSocket: bearer header, cookie, or ``?token=``."""
+    return _bearer(conn) or conn.cookies.get(COOKIE) or conn.query_params.get("token") or None
+
+
+def session_by_cookie(conn: HTTPConnection) -> bool:
+    """Whether the session of a request or WebSocket is read from the cookie — the one
+    credential a browser sends by itself, even on a request another site's page makes:
+    a cookie and no bearer header."""
+    return _bearer(conn) is None and bool(conn.cookies.get(COOKIE))
 
 
 async def session_user(conn: HTTPConnection) -> UserRecord | None:

@@ -1,4 +1,4 @@
-"""The WebSocket endpoint ``/ws``: checks the Origin, finds the session,
+"""The WebSocket endpoint ``/ws``: checks where the handshake comes from, finds the session,
 reads messages (size limit, rate limit, decoding) and hands each to its
 table's queue.  Nothing here touches a game."""
 
@@ -15,7 +15,7 @@ from ..accounts.accounts import token_digest, user_json
 from ..table.inputs import ClientInput, Disconnect, Route
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection
-from .security import origin_allowed
+from .security import cross_site_refusal, origin_allowed, refuse_handshake
 from .state import server_state, session_token, session_user
 
 if TYPE_CHECKING:
@@ -64,9 +64,9 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                              send: Send | None = None) -> None:
     state = server_state(websocket)
     config = state.config
-    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
-                          config):
-        await websocket.close(1008, "origin not allowed")
+    refused = cross_site_refusal(websocket, config)
+    if refused is not None:
+        await refuse_handshake(websocket, *refused)
         return
     user = await session_user(websocket)
     await websocket.accept()

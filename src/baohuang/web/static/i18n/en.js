@@ -396,6 +396,8 @@ export default {
   password_changed: 'Password changed. Your other sessions are logged out.',
   err_bad_credentials: 'Wrong name or password.',
   err_login_required: 'Log in or enter as a guest first.',
+  err_bad_origin: "This page is not one of this site's own; open the game from its own address.",
+  err_origin_required: 'Your browser did not say this request comes from this site, so it was refused; please use an up-to-date browser.',
   err_not_found: 'Not found.',
   err_not_finished: 'That game is not finished.',
   err_bad_rules: 'Bad rule options.',

@@ -396,6 +396,8 @@ export default {
   password_changed: '密码已修改，其他设备上的登录已退出。',
   err_bad_credentials: '用户名或密码不对。',
   err_login_required: '请先登录或以游客进入。',
+  err_bad_origin: '这个页面不属于本站，请从本站地址打开游戏。',
+  err_origin_required: '浏览器没有表明请求来自本站，已拒绝；请使用较新的浏览器。',
   err_not_found: '找不到。',
   err_not_finished: '这局还没结束。',
   err_bad_rules: '规则选项有误。',
