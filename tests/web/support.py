@@ -331,7 +331,8 @@ def sized(browser: Browser, server: str, size: str, lang: str | None = None
 def sized_page(browser: Browser, server: str, size: str, lang: str | None = None
                ) -> Iterator[Page]:
     """A page of ``size`` (see :data:`SIZES`) in a browser context of its own, closed
-    after; the test fails if the page raised a script error."""
+    after; the test fails if the page raised a script error. Two people (a player and a
+    watcher, a host and a friend) are two of these in one ``with``."""
     page, errors = sized(browser, server, size, lang)
     try:
         yield page

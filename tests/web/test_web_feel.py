@@ -19,7 +19,6 @@ from web.support import (
     click_card,
     quickplay,
     shot,
-    sized,
     sized_page,
     tall_enough,
     wait_moved,
@@ -30,9 +29,8 @@ from web.support import (
 @pytest.mark.parametrize("size", list(SIZES))
 def test_quick_phrases_show_over_the_seat_and_can_be_muted(browser: Browser, server: str,
                                                            size: str) -> None:
-    page, errors = sized(browser, server, size)
-    watcher, watcher_errors = sized(browser, server, size, lang="en")
-    try:
+    with (sized_page(browser, server, size) as page,
+          sized_page(browser, server, size, lang="en") as watcher):
         quickplay(page, "Chat", bots="hosted", practice=True, seed=5, timeout=60)
         table_id = page.evaluate("() => window.baohuang.screen.table.id")
         watcher.goto(f"/#/w/{table_id}")
@@ -57,10 +55,6 @@ def test_quick_phrases_show_over_the_seat_and_can_be_muted(browser: Browser, ser
         page.get_by_test_id("emote-mute").click()
         page.locator("[data-testid=seat].me [data-testid=bubble]").wait_for(state="detached")
         assert page.get_by_test_id("emote-mute").get_attribute("aria-pressed") == "true"
-        assert errors == [] and watcher_errors == []
-    finally:
-        page.context.close()
-        watcher.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -303,9 +297,8 @@ def test_sound_and_motion_follow_reduced_motion_and_switch(browser: Browser, ser
 @pytest.mark.parametrize("size", list(SIZES))
 def test_an_invitation_asks_who_joins_before_seating(browser: Browser, server: str,
                                                      size: str) -> None:
-    host, host_errors = sized(browser, server, size)
-    friend, friend_errors = sized(browser, server, size, lang="en")
-    try:
+    with (sized_page(browser, server, size) as host,
+          sized_page(browser, server, size, lang="en") as friend):
         host.goto("/")
         host.get_by_test_id("create-form").wait_for()
         table = host.evaluate("""async () => {
@@ -347,19 +340,14 @@ def test_an_invitation_asks_who_joins_before_seating(browser: Browser, server: s
         friend.get_by_test_id("hand").wait_for()
         host.wait_for_function(f"() => (({seats})()[1] || {{}}).name === '{name}'")
         assert friend.evaluate("() => window.baohuang.screen.view.seat") == 1
-        assert host_errors == [] and friend_errors == []
-    finally:
-        host.context.close()
-        friend.context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_free_chat_at_a_private_table_is_text_limited_and_mutable(browser: Browser,
                                                                   server: str,
                                                                   size: str) -> None:
-    page, errors = sized(browser, server, size)
-    watcher, watcher_errors = sized(browser, server, size, lang="en")
-    try:
+    with (sized_page(browser, server, size) as page,
+          sized_page(browser, server, size, lang="en") as watcher):
         quickplay(page, "Talk", bots="hosted", practice=True, seed=5, timeout=60,
                    private=True)
         assert page.get_by_test_id("private-badge").inner_text() == "私人桌"
@@ -408,7 +396,3 @@ def test_free_chat_at_a_private_table_is_text_limited_and_mutable(browser: Brows
         page.wait_for_function("() => (window.baohuang.screen.message || {}).key"
                                " === 'err_not_private'")
         assert "私人桌" in page.get_by_test_id("message").inner_text()
-        assert errors == [] and watcher_errors == []
-    finally:
-        page.context.close()
-        watcher.context.close()

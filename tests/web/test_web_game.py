@@ -22,6 +22,7 @@ from web.support import (
     open_page,
     play_game,
     shot,
+    sized_page,
     start_vs_bots,
     state,
     sync_api,
@@ -326,9 +327,8 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
 
 
 def test_hosted_toggle_plays_on_while_a_watcher_follows(browser: Browser, server: str) -> None:
-    page, errors = open_page(browser, server)
-    watcher, watcher_errors = open_page(browser, server, lang="en")
-    try:
+    with (sized_page(browser, server, "desktop") as page,
+          sized_page(browser, server, "desktop", lang="en") as watcher):
         start_vs_bots(page)
         table_id = page.url.split("#/t/")[1]
         watcher.goto(f"/#/w/{table_id}")
@@ -347,16 +347,11 @@ def test_hosted_toggle_plays_on_while_a_watcher_follows(browser: Browser, server
         page.get_by_test_id("again").click()      # a new game against bots, one click
         page.wait_for_function(f"() => location.href !== {json.dumps(url)}")
         page.get_by_test_id("hand").wait_for()
-        assert errors == [] and watcher_errors == []
-    finally:
-        page.context.close()
-        watcher.context.close()
 
 
 def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
-    host, host_errors = open_page(browser, server)
-    friend, friend_errors = open_page(browser, server)
-    try:
+    with (sized_page(browser, server, "desktop") as host,
+          sized_page(browser, server, "desktop") as friend):
         host.goto("/")
         form = host.get_by_test_id("create-form")
         form.wait_for()
@@ -381,10 +376,6 @@ def test_friend_joins_by_invitation_link(browser: Browser, server: str) -> None:
             pg.wait_for_function("() => window.baohuang?.screen?.view")
         assert host.evaluate("() => window.baohuang.screen.view.seat") == 0
         assert friend.evaluate("() => window.baohuang.screen.view.seat") == 1
-        assert host_errors == [] and friend_errors == []
-    finally:
-        host.context.close()
-        friend.context.close()
 
 
 def _table_with_a_free_seat(server: str) -> str:
@@ -463,43 +454,38 @@ def test_a_password_change_logs_out_the_other_browser(browser: Browser, server: 
     current password and a common new one are refused with their reasons, then the
     change is made; the other browser is logged out, and only the new password logs in."""
     name = f"pw{int(time.time() * 1000) % 10**8}"
-    opened = []
-    for kind in ("register", "login"):
-        page, errors = open_page(browser, server)
-        page.goto("/")
-        page.get_by_test_id("acct-name").fill(name)
-        page.get_by_test_id("acct-password").fill("plum rain 9")
-        page.get_by_test_id(kind).click()
-        page.get_by_test_id("logout").wait_for()
-        opened.append((page, errors))
-    first, second = (page for page, _ in opened)
+    with (sized_page(browser, server, "desktop") as first,
+          sized_page(browser, server, "desktop") as second):
+        for page, kind in ((first, "register"), (second, "login")):
+            page.goto("/")
+            page.get_by_test_id("acct-name").fill(name)
+            page.get_by_test_id("acct-password").fill("plum rain 9")
+            page.get_by_test_id(kind).click()
+            page.get_by_test_id("logout").wait_for()
 
-    def change(old: str, new: str) -> None:
-        first.get_by_test_id("password-change").evaluate("d => { d.open = true; }")
-        first.get_by_test_id("pw-old").fill(old)
-        first.get_by_test_id("pw-new").fill(new)
-        first.get_by_test_id("pw-change").click()
+        def change(old: str, new: str) -> None:
+            first.get_by_test_id("password-change").evaluate("d => { d.open = true; }")
+            first.get_by_test_id("pw-old").fill(old)
+            first.get_by_test_id("pw-new").fill(new)
+            first.get_by_test_id("pw-change").click()
 
-    change("not-mine-1", "pine cone 77")
-    first.get_by_text("用户名或密码不对。").wait_for()
-    change("plum rain 9", "password1")
-    first.get_by_text("密码需6–200位，且不能是常见密码或用户名。").wait_for()
-    change("plum rain 9", "pine cone 77")
-    assert "其他设备" in first.get_by_test_id("pw-changed").inner_text()
-    first.reload()
-    first.get_by_test_id("logout").wait_for()          # this browser stays logged in
-    second.reload()
-    second.get_by_test_id("acct-name").wait_for()      # the other one is logged out
-    second.get_by_test_id("acct-name").fill(name)
-    second.get_by_test_id("acct-password").fill("plum rain 9")
-    second.get_by_test_id("login").click()
-    second.get_by_test_id("lobby-error").wait_for()
-    second.get_by_test_id("acct-name").fill(name)
-    second.get_by_test_id("acct-password").fill("pine cone 77")
-    second.get_by_test_id("login").click()
-    second.get_by_test_id("logout").wait_for()
-    for page, errors in opened:
-        page.context.close()
-        assert errors == []
+        change("not-mine-1", "pine cone 77")
+        first.get_by_text("用户名或密码不对。").wait_for()
+        change("plum rain 9", "password1")
+        first.get_by_text("密码需6–200位，且不能是常见密码或用户名。").wait_for()
+        change("plum rain 9", "pine cone 77")
+        assert "其他设备" in first.get_by_test_id("pw-changed").inner_text()
+        first.reload()
+        first.get_by_test_id("logout").wait_for()          # this browser stays logged in
+        second.reload()
+        second.get_by_test_id("acct-name").wait_for()      # the other one is logged out
+        second.get_by_test_id("acct-name").fill(name)
+        second.get_by_test_id("acct-password").fill("plum rain 9")
+        second.get_by_test_id("login").click()
+        second.get_by_test_id("lobby-error").wait_for()
+        second.get_by_test_id("acct-name").fill(name)
+        second.get_by_test_id("acct-password").fill("pine cone 77")
+        second.get_by_test_id("login").click()
+        second.get_by_test_id("logout").wait_for()
 
 
