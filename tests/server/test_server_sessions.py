@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +236,44 @@ def test_the_sessions_of_a_thousand_sockets_are_checked_at_once(tmp_path: Path) 
     assert ended == [f"{700:064x}", "f" * 64]
     assert len(aged) == 1100
     assert again == [f"{i:064x}" for i in range(3)]        # deleted when found aged
+
+
+def test_the_use_of_a_thousand_busy_sessions_is_recorded_at_once(tmp_path: Path) -> None:
+    """The check records the use of every session whose sockets sent messages (a real
+    SQLite database, 1,100 sessions, 500 to a statement): written for those whose last
+    recorded use is over a minute old, not again for one recorded half a minute ago,
+    and not for one past its absolute age, which stays ended; a deleted one is not made
+    again."""
+    digests = [f"{i:064x}" for i in range(1100)]
+
+    async def main() -> tuple[float, dict[str, float | None], list[str]]:
+        storage = await open_storage(f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}")
+        try:
+            user = await storage.create_user("busy", name_key=None, password_hash=None,
+                                             guest=True, mu=25.0, sigma=8.3)
+            for digest in digests:
+                await storage.add_session(digest, user.id)
+            await storage.delete_session(digests[3])
+            with sqlite3.connect(tmp_path / "sessions.db") as db:
+                db.execute("UPDATE sessions SET created = created - 600, last_used = NULL")
+                db.execute("UPDATE sessions SET last_used = created + 570 "
+                           "WHERE token_hash = ?", (digests[1],))
+                db.execute("UPDATE sessions SET created = created - 8000 "
+                           "WHERE token_hash = ?", (digests[2],))
+            checked = time.time()
+            await storage.use_sessions(digests, absolute=7200.0)
+            with sqlite3.connect(tmp_path / "sessions.db") as db:
+                rows = db.execute("SELECT token_hash, last_used FROM sessions").fetchall()
+            ended = await storage.ended_sessions(digests[:4], idle=3600.0, absolute=7200.0)
+        finally:
+            await storage.close()
+        return checked, dict(rows), ended
+
+    checked, last_used, ended = asyncio.run(main())
+    assert len(last_used) == 1099 and digests[3] not in last_used
+    recorded = sorted(d for d, at in last_used.items() if at is not None and at >= checked)
+    assert recorded == sorted(d for d in digests if d not in digests[1:4])
+    used = last_used[digests[1]]
+    assert used is not None and used < checked          # recorded half a minute before
+    assert last_used[digests[2]] is None                # past its absolute age
+    assert ended == digests[2:4]

@@ -266,8 +266,7 @@ class Accounts:
         messages since the last check: as an HTTP call with its token does (written at
         most once a minute each). A message is a use however long ago the last one was
         recorded; a session past its absolute age, or deleted, stays ended."""
-        for digest in digests:
-            await self.storage.session_user(digest, absolute=self.absolute)
+        await self.storage.use_sessions(digests, absolute=self.absolute)
 
     async def ended_sessions(self, digests: list[str]) -> list[str]:
         """Which of the sessions ``digests`` have ended (by age, logout or a password

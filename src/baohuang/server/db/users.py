@@ -3,12 +3,13 @@ ratings) and the session tokens that log them in."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .database import Database
@@ -39,6 +40,12 @@ class UserRecord:
 def _user(row: Any) -> UserRecord:
     return UserRecord(row["id"], row["name"], bool(row["guest"]), row["points"], row["games"],
                       row["wins"], row["leaves"], row["mu"], row["sigma"])
+
+
+def record_use_after(idle: float) -> float:
+    """How long after the last recorded use of a session a new use is written: a
+    minute, or a tenth of the time after which an unused session ends."""
+    return min(60.0, idle / 10)
 
 
 class UserStore(Database):
@@ -93,10 +100,29 @@ class UserStore(Database):
         if now - row["session_created"] > absolute or now - used > idle:
             await self.delete_session(token_hash)
             return None
-        if now - used > min(60.0, idle / 10):
+        if now - used > record_use_after(idle):
             await self._write(update(sessions).where(sessions.c.token_hash == token_hash)
                               .values(last_used=now))
         return _user(row)
+
+    async def use_sessions(self, token_hashes: Sequence[str], *, idle: float = float("inf"),
+                           absolute: float = float("inf")) -> None:
+        """Record a use now of each of ``token_hashes``, as :meth:`session_user` does for
+        one (written only if the last was recorded :func:`record_use_after` ago), but in
+        one statement for up to 500 of them: the check of the sessions of every open
+        socket makes it for thousands at once, on the event loop.  A session past its
+        absolute age, or deleted, is left as it is (:meth:`ended_sessions` ends it)."""
+        now = time.time()
+        recorded = func.coalesce(sessions.c.last_used, sessions.c.created)
+        for start in range(0, len(token_hashes), 500):   # (bound parameters per statement)
+            if start:
+                await asyncio.sleep(0)     # (the tables move between two statements)
+            chunk = list(token_hashes[start:start + 500])
+            statement = update(sessions).where(sessions.c.token_hash.in_(chunk),
+                                               recorded < now - record_use_after(idle))
+            if absolute != float("inf"):
+                statement = statement.where(sessions.c.created >= now - absolute)
+            await self._write(statement.values(last_used=now))
 
     async def delete_session(self, token_hash: str) -> None:
         await self._write(delete(sessions).where(sessions.c.token_hash == token_hash))
@@ -108,6 +134,8 @@ class UserStore(Database):
         now = time.time()
         alive: set[str] = set()
         for start in range(0, len(token_hashes), 500):   # (bound parameters per statement)
+            if start:
+                await asyncio.sleep(0)     # (the tables move between two statements)
             chunk = list(token_hashes[start:start + 500])
             query = select(sessions.c.token_hash, sessions.c.created, sessions.c.last_used
                            ).where(sessions.c.token_hash.in_(chunk))
