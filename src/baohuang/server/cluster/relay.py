@@ -10,15 +10,16 @@ messages go back to A's channel and out of the client's socket.  Watchers are
 clients like the players.
 
 Pub/sub delivers at most once, in order.  Every message between a route and its
-remote client is numbered (each way): a gap (Redis cut the subscription, a publish
-failed) closes the client's socket with 1012, and the client reconnects and resyncs
-by version, as after any reconnect.  A publish that no node heard (``PUBLISH``
-answers how many subscribers got it: the other node is subscribing again after Redis
-went away, or gone) does the same at once for every client between the two nodes —
-so a first message (a ``join``) is never lost without a trace.  A node that dies stops renewing its
-``{prefix}alive:{name}`` key: the tables of the other nodes then let its clients go
-(as disconnects), and the nodes of its tables' clients, seeing another holder or
-none, close those clients' sockets (1012) so that they reconnect.
+remote client is numbered (each way; the two ends and their numbering are
+:mod:`.remote`): a gap closes the client's socket with 1012, and the client
+reconnects and resyncs by version, as after any reconnect.  A publish that no node
+heard (``PUBLISH`` answers how many subscribers got it: the other node is
+subscribing again after Redis went away, or gone) does the same at once for every
+client between the two nodes — so a first message (a ``join``) is never lost
+without a trace.  A node that dies stops renewing its ``{prefix}alive:{name}`` key:
+the tables of the other nodes then let its clients go (as disconnects), and the
+nodes of its tables' clients, seeing another holder or none, close those clients'
+sockets (1012) so that they reconnect.
 
 The relay also keeps this node's part of the cluster's directory of tables
 (:mod:`.directory`), so that every node lists every table, resolves an invitation
@@ -39,165 +40,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import itertools
 import json
 import logging
 import time
 from collections import defaultdict
-from typing import Any, Protocol
+from typing import Any
 
-import msgspec
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from ..db.storage import UserRecord
-from ..table.inputs import ClientInput, Disconnect, Input, Route
+from ..table.inputs import Disconnect, Route
 from ..table.subscriber import Subscriber
-from ..wire.protocol import Join, ProtocolError, decode_client, encode, error_message
 from .directory import Directory, over
 from .lease import Leases
+from .remote import RelayHost, RemoteClient, RemoteRoute, next_id
 
 __all__ = ["Relay", "RelayHost", "RemoteClient", "RemoteRoute"]
 
 log = logging.getLogger("baohuang.server")
-_routes = itertools.count(1)
-_encoder = msgspec.json.Encoder()
 _RS = "\x1e"          # between the messages of one publish
-
-class RelayHost(Protocol):
-    """What the relay needs of the lobby: its tables in memory."""
-
-    @property
-    def live(self) -> dict[str, Any]: ...
-
-    def get(self, key: str) -> Any: ...
-
-    async def rematch(self, table: Any, user: UserRecord) -> Any: ...
-
-
-class RemoteRoute:
-    """On a client's node: where the messages of a client go whose table runs on
-    another node (the connection's ``route``)."""
-
-    def __init__(self, relay: Relay, conn: Subscriber, node: str, table_id: str) -> None:
-        self.relay = relay
-        self.conn = conn
-        self.node = node
-        self.table_id = table_id
-        self.id = next(_routes)
-        self.sent = 0                   # messages to the table's node
-        self.received = 0               # messages from it
-        self.open = True
-
-    def post(self, item: Input) -> None:
-        if not self.open:
-            return
-        if isinstance(item, ClientInput):
-            if self.sent == 0:
-                user = self.conn.user
-                self._send("o", "null" if user is None else
-                           json.dumps(dataclasses.asdict(user)))
-            self._send("i", _encoder.encode(item.msg).decode())
-        elif isinstance(item, Disconnect):
-            if self.sent:
-                self._send("b", "")
-            self.end()
-
-    def _send(self, kind: str, payload: str) -> None:
-        self.sent += 1
-        self.relay.publish(self.node, f"{kind}|{self.relay.node}|{self.id}|{self.sent}|{payload}")
-
-    def end(self) -> None:
-        self.open = False
-        self.relay.routes.pop(self.id, None)
-
-    def deliver(self, kind: str, seq: int, payload: str) -> None:
-        """A message from the table's node for this client."""
-        conn = self.conn
-        if kind == "c":
-            code, _, reason = payload.partition("|")
-            self.end()
-            conn.close(int(code), reason)
-            return
-        self.received += 1
-        if seq != self.received:
-            log.info("cluster: messages from node %s to %r lost; closing it", self.node, conn)
-            self.relay.publish(self.node, f"b|{self.relay.node}|{self.id}|0|")
-            self.end()
-            conn.close(1012, "messages between servers were lost; reconnect")
-            return
-        conn.send(payload)
-
-
-class RemoteClient:
-    """On a table's node: a client connected to another node (a table's
-    :class:`~baohuang.server.table.subscriber.Subscriber`)."""
-
-    def __init__(self, relay: Relay, node: str, route: int, user: UserRecord | None) -> None:
-        self.relay = relay
-        self.node = node
-        self.route_id = route
-        self.user = user
-        self.table: object | None = None
-        self.seat: int | None = None
-        self.hints = False
-        self.route: Route | None = None        # the local table its messages go to
-        self.sent = 0
-        self.received = 1                      # (the open)
-        self.closed = False
-
-    def __repr__(self) -> str:
-        who = self.user.name if self.user else "anonymous"
-        return f"<RemoteClient {self.node}/{self.route_id} {who} seat={self.seat}>"
-
-    def send(self, text: str) -> None:
-        if self.closed:
-            return
-        self.sent += 1
-        self.relay.publish(self.node, f"t|{self.route_id}|{self.sent}|{text}")
-
-    def send_json(self, message: dict[str, Any]) -> None:
-        self.send(encode(message))
-
-    def error(self, code: str, message: str, ref: str | None = None) -> None:
-        self.send(encode(error_message(code, message, ref)))
-
-    def close(self, code: int, reason: str) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        self.sent += 1
-        self.relay.publish(self.node, f"c|{self.route_id}|{self.sent}|{code}|{reason}")
-        self.leave()              # (its node sends no bye for a route it was told to end)
-
-    def leave(self) -> None:
-        """The client is gone (its socket closed, or its node): its table hears of it."""
-        self.relay.clients.pop((self.node, self.route_id), None)
-        if self.route is not None:
-            self.route.post(Disconnect(self))
-            self.route = None
-
-    def take(self, text: str) -> None:
-        """One message of the client, as its node got it (checked there)."""
-        try:
-            msg = decode_client(text)
-        except ProtocolError as exc:
-            self.error(exc.code, exc.message)
-            return
-        if isinstance(msg, Join):
-            table = self.relay.host.get(msg.table)
-            if table is None:
-                self.error("no_table", f"no table {msg.table[:40]!r}", "join")
-                return
-            if self.route is not None and self.route is not table:
-                self.route.post(Disconnect(self))
-            self.route = table
-            table.post(ClientInput(self, msg))
-        elif self.route is None:
-            self.error("not_joined", "send join first")
-        else:
-            self.route.post(ClientInput(self, msg))
-
 
 class Relay:
     """This node's channel in Redis, its clients' routes to other nodes, the clients
@@ -391,7 +253,7 @@ class Relay:
         """Ask ``node``, which runs ``table_id``, for the table's new match for ``user``
         (``POST /api/tables/{key}/rematch`` reached another node): the new table's
         answer, or ``{"error": [code, message]}``."""
-        call_id = next(_routes)
+        call_id = next_id()
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = future
         request = {"op": "rematch", "table": table_id, "user": dataclasses.asdict(user)}
