@@ -219,12 +219,10 @@ class Lobby:
         return sorted(tables, key=lambda t: -t.settings.created)
 
     async def owned(self, user_id: int) -> int:
-        """How many open or playing tables ``user_id`` created: those in memory, or —
-        a cluster node — those of every node, as stored."""
-        if self.cluster is not None:
-            return await self.storage.open_tables_of(user_id)
-        return sum(1 for t in self.tables.values()
-                   if t.settings.owner == user_id and t.status in ("open", "playing"))
+        """How many open or playing tables ``user_id`` created, as stored: one count
+        for one process and for a cluster's nodes (each node keeps only its own tables
+        in memory; the database has every node's)."""
+        return await self.storage.open_tables_of(user_id)
 
     async def _new_code(self) -> str:
         while True:
