@@ -41,13 +41,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from deal_cache import CACHE, Cache
+from deal_cache import Cache
 from ladder_report import ci_text, code_note, notes_for, render, verdict
-from ladder_steps import Step, StepResult, parse_step, run_step
+from ladder_steps import Step, StepResult, ladder_options, parse_step, run_step
 
 from baohuang.bots import bot_names
 from baohuang.engine.rules import RuleSet
-from baohuang.tournament.execute import default_jobs
 
 LADDER = (("hosted", "random"), ("heuristic", "hosted"), ("search", "heuristic"))
 DEFAULT_DEALS = 2000
@@ -62,30 +61,14 @@ def register_search_variant(iterations: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--deals", type=int, default=DEFAULT_DEALS,
-                        help=f"deals per step (default {DEFAULT_DEALS})")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=default_jobs())
-    parser.add_argument("--rules", default="shandong")
     parser.add_argument("--step", action="append", default=None,
                         metavar="UPPER,LOWER[,DEALS[,FORMAT]]",
                         help="run this step instead of the ladder (repeatable)")
-    parser.add_argument("--inference-every", type=int, default=10, metavar="K",
-                        help="score the Guard inference on every K-th deal (default 10)")
-    parser.add_argument("--search-deals", type=int, default=None, metavar="N",
-                        help="deals of the search step (default: --deals)")
     parser.add_argument("--search-iterations", type=int, default=None, metavar="N",
                         help="run the search step with N playouts per decision instead "
                              "of the registered bot's default")
-    parser.add_argument("--search-format", default="challenger",
-                        choices=("duplicate", "challenger"),
-                        help="format of the search step (default challenger: 5 search "
-                             "seats per deal instead of 25)")
-    parser.add_argument("--cache", type=Path, default=CACHE,
-                        help=f"per-deal results cache (default {CACHE})")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="play every deal again and do not record them")
-    parser.add_argument("--out", type=Path, default=OUT)
+    ladder_options(parser, deals=DEFAULT_DEALS, out=OUT, search_steps="the search step",
+                   search_format="challenger")
     args = parser.parse_args(argv)
     rules = RuleSet.preset(args.rules)
     code = code_note()

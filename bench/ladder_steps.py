@@ -10,12 +10,14 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from pathlib import Path
 
-from deal_cache import Cache, source_hash
+from deal_cache import CACHE, Cache, source_hash
 
 from baohuang.bots import is_bot
 from baohuang.engine.rules import RuleSet
 from baohuang.tournament.core import Tournament, play_deals
+from baohuang.tournament.execute import default_jobs
 from baohuang.tournament.records import DealResult
 from baohuang.tournament.stats import TournamentReport, build_report
 
@@ -38,6 +40,36 @@ class StepResult:
     source: str = ""
     #: every deal's result, in deal order
     deals: tuple[DealResult, ...] = ()
+
+
+def ladder_options(parser: argparse.ArgumentParser, *, deals: int, out: Path,
+                   search_steps: str, search_format: str) -> None:
+    """The options every ladder command has, in a group of their own: the deals, seed,
+    workers, rules, Guard inference, the steps a searching bot plays (``search_steps``
+    names them in the help; ``search_format`` is their default format), the cache and
+    the page written (``deals`` and ``out``: the command's defaults)."""
+    group = parser.add_argument_group("ladder options (bench/bots.py and bench/levels.py)")
+    group.add_argument("--deals", type=int, default=deals,
+                       help=f"deals per step (default {deals})")
+    group.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    group.add_argument("--jobs", type=int, default=default_jobs(),
+                       help="worker processes (default: the cores)")
+    group.add_argument("--rules", default="shandong", help="rule preset (default shandong)")
+    group.add_argument("--inference-every", type=int, default=10, metavar="K",
+                       help="score the Guard inference on every K-th deal (default 10)")
+    group.add_argument("--search-deals", type=int, default=None, metavar="N",
+                       help=f"deals of {search_steps} (default: --deals)")
+    group.add_argument("--search-format", default=search_format,
+                       choices=("duplicate", "challenger"),
+                       help=f"format of {search_steps} (default {search_format}; "
+                            "challenger: the upper bot alone in each seat, 5 seats of 6 "
+                            "games a deal instead of duplicate's 25 of 10)")
+    group.add_argument("--cache", type=Path, default=CACHE,
+                       help=f"per-deal results cache (default {CACHE})")
+    group.add_argument("--no-cache", action="store_true",
+                       help="play every deal again and do not record them")
+    group.add_argument("--out", type=Path, default=out,
+                       help=f"the page written (default bench/{out.name})")
 
 
 def parse_step(text: str, deals: int) -> Step:

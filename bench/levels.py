@@ -37,14 +37,13 @@ from pathlib import Path
 
 from belief import measure
 from belief import render as render_belief
-from deal_cache import CACHE, Cache
+from deal_cache import Cache
 from ladder_report import code_note, render
-from ladder_steps import Step, StepResult, run_step
+from ladder_steps import Step, StepResult, ladder_options, run_step
 from openskill.models import PlackettLuce
 
 from baohuang.bots.levels import EXPERT_THINK, HARD_THINK, LEVELS
 from baohuang.engine.rules import RuleSet
-from baohuang.tournament.execute import default_jobs
 from baohuang.tournament.records import DealResult
 
 DEFAULT_DEALS = 2000
@@ -144,32 +143,20 @@ def render_ratings(ratings: dict[str, Rated], names: dict[str, str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--deals", type=int, default=DEFAULT_DEALS)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=default_jobs())
-    parser.add_argument("--rules", default="shandong")
     parser.add_argument("--think-scale", type=float, default=1.0, metavar="S",
                         help="multiply the levels' think times by S (default 1)")
     parser.add_argument("--search", default="search",
                         help="today's search bot to compare the top level with "
                              "(default search: 1,000 playouts a move)")
-    parser.add_argument("--search-deals", type=int, default=None, metavar="N",
-                        help="deals of the steps where a searching bot plays "
-                             "(default --deals)")
-    parser.add_argument("--search-format", default="duplicate",
-                        choices=("duplicate", "challenger"),
-                        help="format of those steps (challenger: the upper bot in 5 "
-                             "seats of 6 games a deal instead of 25 of 10)")
     parser.add_argument("--references", default="search,heuristic",
                         help="bots the top level also meets, comma-separated "
                              "(search: --search; empty: none)")
-    parser.add_argument("--inference-every", type=int, default=10, metavar="K")
     parser.add_argument("--belief-games", type=int, default=150,
                         help="games of the belief accuracy table (0: keep the table "
                              "already in the file)")
-    parser.add_argument("--cache", type=Path, default=CACHE)
-    parser.add_argument("--no-cache", action="store_true")
-    parser.add_argument("--out", type=Path, default=OUT)
+    ladder_options(parser, deals=DEFAULT_DEALS, out=OUT,
+                   search_steps="the steps where a searching bot plays",
+                   search_format="duplicate")
     args = parser.parse_args(argv)
     rules = RuleSet.preset(args.rules)
     code = code_note()
