@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import re
+import time
 import typing
 from pathlib import Path
 from typing import Any
@@ -523,6 +524,27 @@ def test_logins_are_limited_tables_per_user_too_and_the_lobby_pages(tmp_path: Pa
         assert page["total"] == 2 and page["limit"] == 1 and page["offset"] == 1
         assert [t["id"] for t in page["tables"]] == [made[0].json()["id"]]   # newest first
         assert httpx.get(url + "/api/tables?limit=100000").status_code == 400
+
+
+def test_a_caller_who_keeps_failing_to_log_in_waits_longer_each_tier(tmp_path: Path) -> None:
+    """Login limits back off in tiers: past the short tier a caller waits its window
+    (told how long, ``Retry-After``); back after it, he soon meets the long tier."""
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}",
+                          login_rate_account="2/10 seconds;3/hour", login_rate_address="50/minute")
+    with ServerThread(config) as server:
+        def login() -> httpx.Response:
+            return httpx.post(server.url + "/api/login",
+                              json={"name": "Sun", "password": "wrong-pass"})
+        tries = [login() for _ in range(3)]
+        assert [r.status_code for r in tries] == [401, 401, 429]
+        assert _error(tries[-1])["code"] == "rate_limited"
+        assert 1 <= int(tries[-1].headers["Retry-After"]) <= 10
+        time.sleep(10.5)                # the short window has passed: one more try
+        assert login().status_code == 401
+        refused = login()                # and the hour's tier is full
+        assert refused.status_code == 429
+        assert 60 < int(refused.headers["Retry-After"]) <= 3600
+        assert f"in {refused.headers['Retry-After']} s" in _error(refused)["message"]
 
 
 def test_logout_ends_every_socket_of_the_session(server: ServerProcess) -> None:

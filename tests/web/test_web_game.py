@@ -449,6 +449,35 @@ def test_register_log_out_and_log_in(page: Page) -> None:
     page.get_by_text("还没有打完的牌局。").wait_for()
 
 
+def test_a_login_refused_for_too_many_tries_says_how_long_to_wait(page: Page) -> None:
+    name = f"guess{int(time.time() * 1000) % 10**8}"
+    page.goto("/")
+    page.get_by_test_id("acct-name").wait_for()
+    statuses = page.evaluate(f"""async () => {{
+      const api = await import('/api.js');
+      const out = [];
+      for (let i = 0; i < 10; i++) {{
+        const guess = {{name: {json.dumps(name)}, password: 'wrong-pass'}};
+        try {{ await api.post('/api/login', guess); }}
+        catch (err) {{ out.push(err.status); }}
+      }}
+      return out;
+    }}""")
+    assert statuses == [401] * 10                # ten wrong guesses a minute are heard...
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("wrong-pass")
+    page.get_by_test_id("login").click()
+    error = page.get_by_test_id("lobby-error")
+    error.wait_for()
+    assert re.search(r"请(\d+秒|1分钟)后再试", error.inner_text())     # ...the eleventh waits
+    page.get_by_test_id("lang-toggle").click()
+    page.get_by_test_id("acct-name").fill(name)
+    page.get_by_test_id("acct-password").fill("wrong-pass")
+    page.get_by_test_id("login").click()
+    page.wait_for_function("() => /try again in (\\d+ s|1 min)\\./.test("
+                           "document.querySelector('[data-testid=lobby-error]').textContent)")
+
+
 def test_a_password_change_logs_out_the_other_browser(browser: Browser, server: str) -> None:
     """A registered user, logged in in two browsers, changes the password in one: a wrong
     current password and a common new one are refused with their reasons, then the

@@ -72,9 +72,10 @@ class ServerConfig:
     #: messages since the last check are recorded as used, and the sockets of one that
     #: has ended by age are closed (4001)
     session_check: float = 60.0
-    #: login attempts allowed per account and per client address (``limits`` notation)
-    login_rate_account: str = "10/minute"
-    login_rate_address: str = "60/minute"
+    #: login attempts allowed per account and per client address (``limits`` notation,
+    #: tiers separated by ``;`` back off: a minute's wait, then an hour's, then a day's)
+    login_rate_account: str = "10/minute;30/hour;100/day"
+    login_rate_address: str = "60/minute;600/hour"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: a table with no player connected and no move for this long is dissolved (reason

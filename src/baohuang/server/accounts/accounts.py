@@ -21,7 +21,9 @@ import asyncio
 import functools
 import hashlib
 import logging
+import math
 import secrets
+import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -29,7 +31,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from limits import RateLimitItem, parse
+from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, RedisStorage
 from limits.aio.storage import Storage as LimitStorage
 from limits.aio.strategies import MovingWindowRateLimiter
@@ -52,11 +54,13 @@ _NO_USER_HASH = _hasher.hash(secrets.token_urlsafe(16))
 
 
 class AccountError(ValueError):
-    """A refused account request; ``code`` is one of docs/protocol.md §2."""
+    """A refused account request; ``code`` is one of docs/protocol.md §2.  A refusal
+    for trying too often says in how many seconds to try again (``retry_after``)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
         self.code = code
         self.message = message
+        self.retry_after = retry_after
         super().__init__(f"{code}: {message}")
 
 
@@ -153,12 +157,13 @@ def limit_storage(redis_url: str | None) -> LimitStorage:
 
 class Accounts:
     """Guests, registration, login and sessions on top of :class:`Storage`.  Logins
-    are limited per account and per client address (``limits`` notation, e.g.
-    ``10/minute``, a moving window: a caller who keeps trying keeps being refused),
-    counted in Redis when ``redis_url`` is given (:func:`limit_storage`)."""
+    are limited per account and per client address in tiers that back off (``limits``
+    notation, e.g. ``10/minute;30/hour;100/day``: moving windows, so a caller who keeps
+    trying keeps being refused, for a minute, then an hour, then a day), counted in
+    Redis when ``redis_url`` is given (:func:`limit_storage`)."""
 
-    def __init__(self, storage: Storage, *, per_account: str = "10/minute",
-                 per_address: str = "60/minute", idle: float = float("inf"),
+    def __init__(self, storage: Storage, *, per_account: str = "10/minute;30/hour;100/day",
+                 per_address: str = "60/minute;600/hour", idle: float = float("inf"),
                  absolute: float = float("inf"), redis_url: str | None = None) -> None:
         self.storage = storage
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
@@ -166,19 +171,30 @@ class Accounts:
         self._limiter = MovingWindowRateLimiter(limit_storage(redis_url))
         #: counts in this process's memory while the shared ones cannot be reached
         self._fallback = MovingWindowRateLimiter(MemoryStorage()) if redis_url else None
-        self._per_account = parse(per_account)
-        self._per_address = parse(per_address)
+        self._per_account = parse_many(per_account)
+        self._per_address = parse_many(per_address)
 
-    async def _hit(self, limit: RateLimitItem, *keys: str) -> bool:
-        """Count one try; False once the limit is reached.  While the cluster's Redis
-        is out of reach, each node counts in its own memory (logins go on, limited)."""
-        if self._fallback is None:
-            return await self._limiter.hit(limit, *keys)
-        try:
-            return await self._limiter.hit(limit, *keys)
-        except Exception:
-            log.warning("login limits: Redis out of reach; counting in this node's memory")
-            return await self._fallback.hit(limit, *keys)
+    async def _hit(self, tiers: list[RateLimitItem], *keys: str) -> None:
+        """Count one try in each tier, shortest first; refused (``rate_limited``, with
+        the seconds until the refusing tier lets one more try through) at the first
+        tier that is full — a refused try is not counted in the longer tiers.  While
+        the cluster's Redis is out of reach, each node counts in its own memory (logins
+        go on, limited)."""
+        limiter = self._limiter
+        for limit in tiers:
+            try:
+                allowed = await limiter.hit(limit, *keys)
+            except Exception:
+                if self._fallback is None:
+                    raise
+                log.warning("login limits: Redis out of reach; counting in this node's memory")
+                limiter = self._fallback
+                allowed = await limiter.hit(limit, *keys)
+            if not allowed:
+                stats = await limiter.get_window_stats(limit, *keys)
+                wait = max(1, math.ceil(stats.reset_time - time.time()))
+                raise AccountError("rate_limited",
+                                   f"too many tries: try again in {wait} s", retry_after=wait)
 
     async def _session(self, user: UserRecord) -> tuple[str, UserRecord]:
         token = new_token()
@@ -209,9 +225,8 @@ class Accounts:
                 or len(password) > MAX_PASSWORD or len(name) > 4 * MAX_NAME:
             raise AccountError("bad_credentials", "wrong name or password")
         key = name.strip().casefold()
-        if not await self._hit(self._per_address, "login-address", address or "") \
-                or not await self._hit(self._per_account, "login-account", key):
-            raise AccountError("rate_limited", "too many logins: wait a minute and try again")
+        await self._hit(self._per_address, "login-address", address or "")
+        await self._hit(self._per_account, "login-account", key)
         found = await self.storage.login_row(key)
         # (a name without a password is checked against a hash all the same: the answer
         # takes as long whether or not the user exists)
@@ -247,8 +262,7 @@ class Accounts:
             raise AccountError("login_required", "changing the password needs a session")
         if not isinstance(old, str) or len(old) > MAX_PASSWORD:
             raise AccountError("bad_credentials", "wrong password")
-        if not await self._hit(self._per_account, "password-account", str(user.id)):
-            raise AccountError("rate_limited", "too many tries: wait a minute and try again")
+        await self._hit(self._per_account, "password-account", str(user.id))
         secret = check_password(new, user.name)
         digest = await self.storage.password_hash(user.id)
         if digest is None:

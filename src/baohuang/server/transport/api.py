@@ -307,7 +307,10 @@ def _guard(handler: Any) -> Any:
         except AccountError as exc:
             status = {"name_taken": 409, "bad_credentials": 401, "login_required": 401,
                       "rate_limited": 429}.get(exc.code, 400)
-            return error(status, exc.code, exc.message)
+            refused = error(status, exc.code, exc.message)
+            if exc.retry_after is not None:
+                refused.headers["Retry-After"] = str(exc.retry_after)
+            return refused
         except LobbyError as exc:
             return error(429 if exc.code == "too_many_tables" else 400, exc.code, exc.message)
         except RequestError as exc:

@@ -1,10 +1,11 @@
 // HTTP API calls (JSON).  Errors become ApiError with the server's message.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter;   // seconds to wait, when the server said (Retry-After)
   }
 }
 
@@ -31,7 +32,10 @@ export async function api(method, path, body) {
   }
   if (!res.ok) {
     const err = (data && (data.error || data)) || {};
-    throw new ApiError(res.status, err.code, err.message || err.detail || (typeof err === 'string' ? err : ''));
+    const wait = Number.parseInt(res.headers.get('Retry-After') || '', 10);
+    throw new ApiError(res.status, err.code,
+      err.message || err.detail || (typeof err === 'string' ? err : ''),
+      Number.isFinite(wait) ? wait : null);
   }
   return data;
 }

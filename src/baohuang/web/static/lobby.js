@@ -4,7 +4,17 @@ import { getLang, t } from './i18n.js';
 import { ApiError, get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
 
+// A wait of some seconds in words: 40 s, 2 min, 1 h.
+export function waitText(seconds) {
+  if (seconds < 60) return t('wait_seconds', { n: seconds });
+  if (seconds < 3600) return t('wait_minutes', { n: Math.ceil(seconds / 60) });
+  return t('wait_hours', { n: Math.ceil(seconds / 3600) });
+}
+
 export function errorText(err) {
+  if (err instanceof ApiError && err.code === 'rate_limited' && err.retryAfter) {
+    return t('err_rate_limited_wait', { wait: waitText(err.retryAfter) });
+  }
   if (err instanceof ApiError && err.code) {
     const key = `err_${err.code}`;
     const text = t(key);
