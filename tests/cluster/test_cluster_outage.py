@@ -20,12 +20,15 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import guests, play_together
+from server_support import Clocks, Raw, guests, play_together, raw_play
 
 from baohuang.client import Client
 from baohuang.server.cluster.services import Postgres, RedisServer
+from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import open_storage
-from baohuang.server.harness import ServerProcess, free_port
+from baohuang.server.harness import ServerProcess, ServerThread, free_port
+from baohuang.server.table.clock import ManualClock
+from baohuang.server.table.outage import RETRY_MAX
 
 FLAGS = ("--bot-delay", "0.02", "--hosted-delay", "0", "--next-game-delay", "0",
          "--away-grace", "60", "--log-level", "info")
@@ -175,3 +178,113 @@ def test_the_web_client_shows_the_pause_and_its_end(tmp_path: Path) -> None:
                 page.context.close()
         finally:
             browser.close()
+
+
+# -- every write of a table, not only its actions ------------------------------------------
+async def _stored(db_url: str, table_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The table's stored row and its games."""
+    storage = await open_storage(db_url)
+    try:
+        row = next(r for r in await storage.unfinished_tables() if r["id"] == table_id)
+        return row, await storage.table_games(table_id)
+    finally:
+        await storage.close()
+
+
+async def _away(pg: Postgres) -> None:
+    await asyncio.to_thread(_pg_ctl, pg, "stop", "-m", "fast", "-w")
+
+
+async def _resumed(pg: Postgres, clock: ManualClock, raws: list[Raw]) -> None:
+    """PostgreSQL back: the table's clock moved on, a retry at a time, until each of
+    ``raws`` is told the table goes on (each was told it paused first)."""
+    await asyncio.to_thread(pg.start)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 60
+    for raw in raws:
+        while True:
+            assert loop.time() < end, "the table did not go on"
+            due = clock.next_due()
+            if due is not None and due <= clock.now() + RETRY_MAX:     # (a retry)
+                await asyncio.to_thread(clock.advance_to, due)
+            try:
+                message = await raw.recv_type("pause", timeout=1)
+            except TimeoutError:
+                continue
+            if not message["paused"]:
+                break
+    for raw in raws:
+        pauses = [m["paused"] for m in raw.seen if m["type"] == "pause"]
+        assert pauses[-2:] == [True, False], pauses
+
+
+def test_every_write_of_a_table_pauses_it_while_the_database_is_away(tmp_path: Path) -> None:
+    """Not only actions and results: a seat taken, 托管 turned on and the start of the
+    match's next game are each written while PostgreSQL is stopped.  Each time the table
+    pauses, everyone at it is told (``pause``) and, PostgreSQL back, goes on with the
+    write stored once: the fifth seat and the match's start, the seat's 托管, game 1 as
+    one row after game 0.  The table runs on a clock the test moves, so its retries
+    come when the test says."""
+    clocks = Clocks()
+    with private_postgres() as pg:
+        config = ServerConfig(db_url=pg.url, bot_delay=0.0, hosted_delay=0.0,
+                              guard_pause=0.0, next_game_delay=5.0, away_grace=600.0)
+        with ServerThread(config, clocks=clocks) as server:
+            asyncio.run(_every_write(server.url, pg, clocks))
+
+
+async def _every_write(url: str, pg: Postgres, clocks: Clocks) -> None:
+    clients = await guests(url, 5, "w")
+    table_id = (await clients[0].create_table(practice=True, seed=20261208, timeout=600,
+                                              games=2))["id"]
+    clock = clocks.tables[table_id]
+    watcher = await Raw.connect(url)
+    await watcher.send({"type": "join", "table": table_id, "as": "watcher"})
+    await watcher.recv_type("table")
+    seats = [await Raw.connect(url, client.token) for client in clients]
+    for raw in seats[:4]:
+        await raw.send({"type": "join", "table": table_id})
+        await raw.recv_type("table")
+    everyone = [*seats, watcher]
+
+    # the fifth seat taken (and so the match started) while the database is away
+    await _away(pg)
+    await seats[4].send({"type": "join", "table": table_id})
+    paused = await watcher.recv_type("pause")
+    assert paused == {"type": "pause", "paused": True, "reason": "database"}
+    await _resumed(pg, clock, everyone)
+    for raw in everyone:
+        await raw.recv_type("snapshot")
+    row, games = await _stored(pg.url, table_id)
+    assert row["status"] == "playing"
+    assert [seat["user_id"] for seat in row["seats"]] == [c.user["id"] for c in clients]
+    assert [g["idx"] for g in games] == [0]
+
+    # 托管 turned on while the database is away
+    await _away(pg)
+    await seats[2].send({"type": "hosted", "on": True})
+    await _resumed(pg, clock, everyone)
+    _, games = await _stored(pg.url, table_id)
+    assert games[0]["hosted"][2]["hosted"] is True
+    assert not games[0]["hosted"][1]["hosted"]
+    await seats[2].send({"type": "hosted", "on": False})
+
+    # game 0 played out; game 1 starts while the database is away
+    starts = []
+    for raw in seats:
+        await raw.send({"type": "resync", "version": None})
+        starts.append(await raw.recv_type("snapshot"))
+    await asyncio.wait_for(asyncio.gather(*(raw_play(raw, start=start)
+                                            for raw, start in zip(seats, starts,
+                                                                  strict=True))), 120)
+    await _away(pg)
+    due = clock.next_due()
+    assert due is not None
+    await asyncio.to_thread(clock.advance_to, due)         # (the next game's deal)
+    await _resumed(pg, clock, everyone)
+    for raw in everyone:
+        assert (await raw.recv_type("snapshot"))["game"] == 1
+    _, games = await _stored(pg.url, table_id)
+    assert [(g["idx"], g["status"]) for g in games] == [(0, "over"), (1, "playing")]
+    for raw in everyone:
+        await raw.close()

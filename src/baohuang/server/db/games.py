@@ -72,6 +72,13 @@ class GameStore(Database):
         rows = await self._write(insert(games).returning(games.c.id), values)
         return int(rows[0][0])
 
+    async def game_of(self, table_id: str, idx: int) -> int | None:
+        """The id of game ``idx`` of ``table_id``, if it is stored (a write of it whose
+        answer was lost may have been committed)."""
+        rows = await self._read(select(games.c.id).where(games.c.table_id == table_id,
+                                                          games.c.idx == idx))
+        return int(rows[0][0]) if rows else None
+
     async def update_game(self, game_id: int, **values: Any) -> None:
         await self._write(update(games).where(games.c.id == game_id).values(**values))
 

@@ -30,6 +30,7 @@ from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
+from .outage import persist
 from .seats import Seat, seats_from_json
 from .settings import Settings
 from .tables import Table
@@ -386,16 +387,21 @@ class Lobby:
         while True:
             await asyncio.sleep(min(60.0, max(0.05, min(cfg.keep_finished, cfg.table_idle) / 4)))
             for table in list(self.tables.values()):
-                now = table.clock.now()
-                if (table.finished_at is not None
-                        and now - table.finished_at > cfg.keep_finished
-                        and not table.conns()):
-                    await table.stop()
-                    self._remove(table)
-                elif table.status in ("open", "playing"):
-                    since = table.idle_since()
-                    if since is not None and now - since > cfg.table_idle:
-                        await self.expire(table)
+                try:
+                    await self._sweep_one(table)
+                except Exception:           # (one table's fault stops no sweeping)
+                    log.exception("table %s: the lobby could not sweep it", table.id)
+
+    async def _sweep_one(self, table: Table) -> None:
+        cfg, now = self.config, table.clock.now()
+        if (table.finished_at is not None and now - table.finished_at > cfg.keep_finished
+                and not table.conns()):
+            await table.stop()
+            self._remove(table)
+        elif table.status in ("open", "playing"):
+            since = table.idle_since()
+            if since is not None and now - since > cfg.table_idle:
+                await self.expire(table)
 
     async def expire(self, table: Table) -> None:
         """Close a table nobody plays at (``ServerConfig.table_idle``): it is dissolved
@@ -405,15 +411,20 @@ class Lobby:
         rating, and not replayed."""
         await table.stop()
         log.info("table %s: idle, dissolved", table.id)
-        game = table.game
-        if table.status == "playing" and game is not None and not game.is_over \
-                and table.game_ids:
-            await self.storage.update_game(table.game_ids[-1], status="abandoned",
-                                           scored=False, hosted=table.hosted_json(),
-                                           finished=time.time())
+        game, now = table.game, time.time()
+        abandoned = table.game_ids[-1] if table.status == "playing" and game is not None \
+            and not game.is_over and table.game_ids else None
+        hosted = table.hosted_json()
+
+        async def write() -> None:       # (again and again while the database is away)
+            if abandoned is not None:
+                await self.storage.update_game(abandoned, status="abandoned", scored=False,
+                                               hosted=hosted, finished=now)
+            await self.storage.update_table(table.id, status="dissolved", finished=now)
+
+        await persist(table, write, "its dissolution", until_stopped=False)
         table.status, table.dissolved_reason, table.dissolved_by = "dissolved", "idle", []
         table.finished_at = table.clock.now()
-        await self.storage.update_table(table.id, status="dissolved", finished=time.time())
         table.broadcast_table()           # (its watchers see why)
         self._remove(table)
 

@@ -10,7 +10,12 @@ when the write is taken; docs/protocol.md).  Messages that arrive meanwhile wait
 the table's inbox and are handled after it, as always, in order; so a bot's or 托管's
 move, a timeout and a player's move are none of them lost.
 
-Nothing is written twice: the write carries the table's next version and is fenced
+Every other write a table makes goes through the same :func:`persist`: its seats, a
+seat's 托管, the start of its match and of each game (:func:`insert_game`), a finished
+game's result; and the lobby's writes when it dissolves an idle table.  Each is
+idempotent: written again, it changes nothing more.
+
+Nothing is written twice: an action's write carries the table's next version and is fenced
 (:class:`~baohuang.server.db.storage.FencedWrite`).  A write whose answer was lost with
 the connection may have been committed: when the retry is refused, the action counts
 as stored if the table's stored version has reached it while its fencing token is
@@ -23,21 +28,23 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DataError, IntegrityError, ProgrammingError, SQLAlchemyError
 
 from ..db.storage import FencedWrite, Storage
 from ..wire.protocol import encode
 from .clock import Clock, sleep
 from .subscriber import Subscriber
 
-__all__ = ["RETRY_FIRST", "RETRY_MAX", "StoringTable", "persist", "store_action"]
+__all__ = ["RETRY_FIRST", "RETRY_MAX", "StoringTable", "insert_game", "persist", "store_action"]
 
 log = logging.getLogger("baohuang.server")
 RETRY_FIRST, RETRY_MAX = 0.25, 2.0
 
 #: what a database out of reach raises (SQLAlchemy wraps the driver's errors; a refused
-#: or reset connection can come through as the OS's)
+#: or reset connection can come through as the OS's) ...
 UNREACHABLE = (SQLAlchemyError, OSError)
+#: ... and what it does not: a write the database refuses is a fault, raised at once
+REFUSED = (IntegrityError, DataError, ProgrammingError)
 
 
 class StoringTable(Protocol):
@@ -103,18 +110,43 @@ async def store_action(table: StoringTable, seat: int, action: dict[str, Any], s
     await persist(table, write, f"version {version}")
 
 
-async def persist(table: StoringTable, write: Callable[[], Awaitable[None]], what: str) -> None:
+async def insert_game(table: StoringTable, values: dict[str, Any]) -> int:
+    """Store a new game of ``table`` (``values``: its row) and return its id, paused
+    while the database is out of reach.  A try after one whose answer was lost finds
+    the game that try stored (a table's games are numbered: one row a number)."""
+    game_id: int | None = None
+    tries = 0
+
+    async def write() -> None:
+        nonlocal game_id, tries
+        tries += 1
+        if tries > 1:
+            game_id = await table.storage.game_of(table.id, values["idx"])
+        if game_id is None:
+            game_id = await table.storage.insert_game(values)
+
+    await persist(table, write, f"the start of game {values['idx']}")
+    assert game_id is not None
+    return game_id
+
+
+async def persist(table: StoringTable, write: Callable[[], Awaitable[None]], what: str,
+                  *, until_stopped: bool = True) -> None:
     """``write()`` again, a little later each time, for as long as the database is out
     of reach: the table pauses (its clients are told) and goes on once it is written.
     ``write`` must be idempotent: a try whose answer was lost may have been committed.
-    Raises the database's error if the table stops meanwhile."""
+    Raises the database's error if the table stops meanwhile (``until_stopped``; a
+    write made for a table after it stopped — the lobby dissolving it — waits on).  A
+    write the database refuses (a broken constraint) is raised at once."""
     delay, paused = RETRY_FIRST, False
     while True:
         try:
             await write()
             break
+        except REFUSED:
+            raise
         except UNREACHABLE:
-            if table.stopping:
+            if until_stopped and table.stopping:
                 raise
             if not paused:
                 paused = True
@@ -123,7 +155,7 @@ async def persist(table: StoringTable, write: Callable[[], Awaitable[None]], wha
                 tell(table, True)
         await sleep(table.clock, delay)     # (the table's time, as all its waits)
         delay = min(RETRY_MAX, delay * 2)
-        if table.stopping:
+        if until_stopped and table.stopping:
             raise ConnectionError(f"table {table.id} stopped while its database was out "
                                   "of reach")
     if paused:

@@ -31,7 +31,7 @@ from .clock import Clock, LoopClock
 from .dealing import new_match
 from .inbox import Inbox
 from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
-from .outage import persist, store_action
+from .outage import insert_game, persist, store_action
 from .results import record_result, settle
 from .seats import Seat
 from .seatstate import SeatsShown
@@ -166,8 +166,10 @@ class Table:
         self.status = "playing"
         s = self.settings
         self.match = new_match(s.rules, s.seed, s.games, s.practice)
-        await self.storage.update_table(self.id, status="playing",
-                                        seats=self.seats_json())
+        seats = self.seats_json()
+        await persist(self, lambda: self.storage.update_table(self.id, status="playing",
+                                                              seats=seats),
+                      "the start of the match")
         await self.begin_game()
 
     async def begin_game(self) -> None:
@@ -177,7 +179,7 @@ class Table:
             if seat is not None:
                 seat.new_game()
         record = game.record()
-        self.game_ids.append(await self.storage.insert_game({
+        self.game_ids.append(await insert_game(self, {
             "table_id": self.id, "idx": self.index, "seed": record["seed"],
             "dealer": record["dealer"], "tribute": record["tribute"], "rules": record["rules"],
             "seats": self.seats_json(), "status": "playing", "result": None, "scored": None,
@@ -417,8 +419,14 @@ class Table:
         return [None if s is None else s.hosted_json() for s in self.seats]
 
     async def save_seats(self) -> None:
-        await self.storage.update_table(self.id, seats=self.seats_json())
+        """Store who sits where (the table pauses while the database is out of reach)."""
+        seats = self.seats_json()
+        await persist(self, lambda: self.storage.update_table(self.id, seats=seats),
+                      "its seats")
 
     async def save_hosted(self) -> None:
+        """Store the seats' 托管 in the current game (paused as :meth:`save_seats`)."""
         if self.game_ids and self.status == "playing":
-            await self.storage.update_game(self.game_ids[-1], hosted=self.hosted_json())
+            game_id, hosted = self.game_ids[-1], self.hosted_json()
+            await persist(self, lambda: self.storage.update_game(game_id, hosted=hosted),
+                          f"托管 in game {game_id}")
