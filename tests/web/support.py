@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 sync_api = pytest.importorskip("playwright.sync_api")
+# (expect() waits 5 s by default, the pages' own waits 15 s: the same for both, so that
+# a loaded machine slows the tests down without failing them)
+sync_api.expect.set_options(timeout=15000)
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "test-output"

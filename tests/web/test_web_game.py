@@ -281,9 +281,10 @@ def test_lobby_lists_every_rule_option_with_help(page: Page, server: str) -> Non
     assert page.locator("[name=opt_guard_mode]").input_value() == "call"
 
 
-def _sheet_column(page: Page, testid: str) -> list[int]:
-    """One column of the score sheet on screen, once it shows all five seats."""
-    cells = page.get_by_test_id("score-sheet").get_by_test_id(testid)
+def _sheet_column(page: Page, testid: str, within: str = "") -> list[int]:
+    """One column of the score sheet on screen (``within`` a part of the page), once it
+    shows all five seats."""
+    cells = page.locator(f"{within} [data-testid=score-sheet]").get_by_test_id(testid)
     sync_api.expect(cells).to_have_count(5)
     return [int(t.inner_text()) for t in cells.all()]
 
@@ -306,9 +307,8 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
     assert page.get_by_test_id("totals").is_visible()
     assert page.evaluate("() => window.baohuang.screen.table.rules.tribute") is True
     play_game(page)
-    first_totals = _sheet_column(page, "total")
-    first_scores = _sheet_column(page, "score")
-    assert first_totals == first_scores
+    # (the next game begins half a second after the first ends: the first's sheet is
+    # read where it stays, behind the last-score button of the second)
     page.wait_for_function("() => window.baohuang.screen.game === 1 && window.baohuang.screen.view"
                            " && window.baohuang.screen.view.stage !== 'over'")
     events = page.evaluate("() => window.baohuang.screen.view.events.map(e => e.type)")
@@ -317,6 +317,9 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
         shot(page, "table-tribute.png")
     page.get_by_test_id("last-score").click()
     sync_api.expect(page.locator(".overlay [data-testid=score-sheet]")).to_be_visible()
+    first_totals = _sheet_column(page, "total", within=".overlay")
+    first_scores = _sheet_column(page, "score", within=".overlay")
+    assert first_totals == first_scores
     page.locator(".overlay [data-testid=close-score]").click()
     sync_api.expect(page.locator(".overlay [data-testid=score-sheet]")).to_have_count(0)
     play_game(page)
