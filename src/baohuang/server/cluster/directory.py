@@ -1,12 +1,20 @@
 """The cluster's directory of tables in Redis: which node has which table, and its
 lobby entry, so that every node lists every table and finds any table by id or code.
 
-Every round each node writes each table it keeps in memory into the hash
-``{prefix}tables`` (the table's lobby entry as ``GET /api/tables`` shows it, its node,
-when) and the table's short code into ``{prefix}codes``; a new table is written at once.
-A node removes the entry of a table that left its memory, only if the entry still
-names it (another node may hold the table now).  Each node also says it is alive:
-``{prefix}alive:{node}``, renewed every round, lapses two rounds' time after it stops.
+A node writes a table's entry into the hash ``{prefix}tables`` (the table's lobby
+entry as ``GET /api/tables`` shows it, its node, when) and its short code into
+``{prefix}codes`` when the table is new to it (made there, or taken over) and then
+whenever what the lobby shows of it changes — a seat taken or left, a player
+connected or gone, a watcher, 托管, the status: every time the table sends its state
+to everyone at it — not every round: 20,000 quiet tables are not written again.  (A
+move's deadline alone is no change: another node's copy of a playing table shows the
+deadline of its last change.)  A node removes the entry of a table that left its
+memory, only if the entry still names it (another node may hold the table now).
+
+Each node also says it is alive: ``{prefix}alive:{node}``, renewed every round, lapses
+two rounds' time after it stops; the lobby lists the entries of the nodes alive.  A
+node that finds its own key gone when it renews it (Redis restarted without its data,
+or the node stalled for two rounds) writes all its entries again.
 
 >>> over({"table": {"status": "finished"}}), over({"table": {"status": "playing"}})
 (True, False)
@@ -54,35 +62,51 @@ class Directory:
         self._forget = redis.register_script(_FORGET)
         self._written: dict[str, str] = {}          # table id -> code, written by this node
 
-    def _entry(self, pipe: Any, table: Any, now: float) -> None:
+    def _entry(self, pipe: Any, table: Any, now: float, *, code: bool) -> None:
         entry = {"node": self.node, "at": now, "created": table.settings.created,
                  "listed": not table.settings.private, "table": table.table_json(None)}
         pipe.hset(self.tables_key, table.id, json.dumps(entry))
-        pipe.hset(self.codes_key, table.settings.code, table.id)
+        if code:
+            pipe.hset(self.codes_key, table.settings.code, table.id)
         self._written[table.id] = table.settings.code
 
     async def announce(self, table: Any) -> None:
         """Put a new table in the directory now (not at the next round)."""
-        pipe = self.redis.pipeline(transaction=False)
-        self._entry(pipe, table, time.time())
-        await pipe.execute()
+        await self.update([table])
 
-    async def write(self, tables: list[Any]) -> None:
-        """The round: this node is alive, and ``tables`` (those in its memory, finished
-        ones too) are its entries; entries of tables that left it are removed."""
+    async def update(self, tables: list[Any]) -> None:
+        """Write the entries of ``tables`` now: what the lobby shows of them changed."""
         now = time.time()
         pipe = self.redis.pipeline(transaction=False)
-        # (alive for two rounds' time to live: one slow round does not make it gone)
-        pipe.set(self.alive_prefix + self.node, "1", px=max(1, round(2 * self.ttl * 1000)))
-        gone = dict(self._written)
         for table in tables:
-            gone.pop(table.id, None)
-            self._entry(pipe, table, now)
+            self._entry(pipe, table, now, code=table.id not in self._written)
         await pipe.execute()
+
+    async def write(self, tables: list[Any]) -> int:
+        """The round: this node is alive; of ``tables`` (those in its memory, finished
+        ones too) the entries of those new to it are written — of every one if this
+        node's alive key had lapsed —; entries of tables that left it are removed.
+        Returns how many entries it wrote."""
+        now = time.time()
+        # (alive for two rounds' time to live: one slow round does not make it gone)
+        was = await self.redis.set(self.alive_prefix + self.node, "1",
+                                   px=max(1, round(2 * self.ttl * 1000)), get=True)
+        every = was is None
+        pipe = self.redis.pipeline(transaction=False)
+        gone = dict(self._written)
+        written = 0
+        for table in tables:
+            new = gone.pop(table.id, None) is None
+            if new or every:
+                self._entry(pipe, table, now, code=True)
+                written += 1
+        if written:
+            await pipe.execute()
         for table_id, code in gone.items():
             await self._forget(keys=[self.tables_key, self.codes_key],
                                args=[table_id, self.node, code])
             self._written.pop(table_id, None)
+        return written
 
     async def leave(self) -> None:
         """This node stops: it is not alive any more."""
@@ -107,14 +131,17 @@ class Directory:
 
     async def listing(self, local: list[Any]) -> list[dict[str, Any]]:
         """The lobby list of the whole cluster (newest first): this node's tables
-        (``local``) as they are, the others' as their nodes last wrote them (a round
-        ago at most; entries older than three lease times left out)."""
-        oldest = time.time() - 3 * self.ttl
+        (``local``) as they are, the others' as their nodes last wrote them (at their
+        last change), of the nodes alive."""
         entries: dict[str, tuple[float, dict[str, Any]]] = {}
         raw: Any = await self.redis.hgetall(self.tables_key)
-        for table_id, text in raw.items():
-            entry = json.loads(text)
-            if entry["listed"] and entry["at"] >= oldest and not over(entry):
+        shown = {table_id: entry for table_id, entry in
+                 ((table_id, json.loads(text)) for table_id, text in raw.items())
+                 if entry["listed"] and not over(entry)}
+        nodes = sorted({entry["node"] for entry in shown.values()})
+        alive = dict(zip(nodes, await self.alive(*nodes), strict=True)) if nodes else {}
+        for table_id, entry in shown.items():
+            if alive.get(entry["node"]):
                 entries[table_id] = (entry["created"], entry["table"])
         for table in local:
             entries.pop(table.id, None)

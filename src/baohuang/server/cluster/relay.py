@@ -88,6 +88,9 @@ class Relay:
         #: requests to other nodes awaiting their answers, and this node's answering
         self._calls: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._answering: set[asyncio.Task[None]] = set()
+        #: this node's tables whose lobby entries changed since they were last written
+        self._changed: dict[str, Any] = {}
+        self._change = asyncio.Event()
 
     def channel_of(self, node: str) -> str:
         return f"{self.prefix}node:{node}"
@@ -98,7 +101,8 @@ class Relay:
         """Subscribe to this node's channel and start sending; the directory written."""
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._read(), name="relay-read"),
-                       loop.create_task(self._write(), name="relay-write")]
+                       loop.create_task(self._write(), name="relay-write"),
+                       loop.create_task(self._entries(), name="relay-entries")]
         await asyncio.wait_for(self._subscribed.wait(), 30)
         await self.round()
 
@@ -337,8 +341,9 @@ class Relay:
     # -- every round ---------------------------------------------------------------
 
     async def round(self) -> None:
-        """This node is alive; its tables in the directory; clients whose node is gone
-        let go; clients whose table moved sent to reconnect."""
+        """This node is alive; its new tables in the directory (the others' entries are
+        written as they change, :meth:`touch`); clients whose node is gone let go;
+        clients whose table moved sent to reconnect."""
         await self.directory.write(list(self.host.live.values()))
         nodes = sorted({node for node, _ in self.clients})
         for node, here in zip(nodes, await self.directory.alive(*nodes), strict=True):
@@ -365,6 +370,33 @@ class Relay:
                     route.conn.close(1012, "the table moved to another server; reconnect")
 
     # -- the directory (docs/cluster.md) ----------------------------------------------
+
+    def touch(self, table: Any) -> None:
+        """What the lobby shows of ``table`` changed (its ``on_change``): its entry is
+        written soon, with every other change meanwhile in one pipeline."""
+        self._changed[table.id] = table
+        self._change.set()
+
+    async def _entries(self) -> None:
+        while True:
+            await self._change.wait()
+            self._change.clear()
+            changed, self._changed = self._changed, {}
+            live = self.host.live
+            # (a table that left this node meanwhile is the round's to forget)
+            tables: list[Any] = [table for table_id, table in changed.items()
+                                 if live.get(table_id) is table]
+            if not tables:
+                continue
+            try:
+                await self.directory.update(tables)
+            except Exception:
+                log.warning("cluster: node %s could not write %d directory entries; "
+                            "trying again", self.node, len(tables), exc_info=True)
+                for again in tables:
+                    self._changed.setdefault(again.id, again)
+                self._change.set()
+                await asyncio.sleep(min(1.0, self.ttl / 3))
 
     async def announce(self, table: Any) -> None:
         """Put a new table in the directory now (not at the next round)."""

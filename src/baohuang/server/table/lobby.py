@@ -299,6 +299,8 @@ class Lobby:
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table
         self.codes[table.settings.code] = table.id
+        if self.relay is not None:          # (its entry in the cluster's directory)
+            table.on_change = self.relay.touch
 
     async def restore(self) -> int:
         """Rebuild every unfinished table from the database (a cluster node: those it

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ...engine.actions import Action, ActionKind
@@ -93,6 +94,10 @@ class Table:
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
         self.rematch: dict[str, str] | None = None
+        #: told whenever the table's state is sent to everyone at it (its seats, who is
+        #: connected, watchers, status, ...): a cluster node's directory writes the
+        #: table's entry then, for the lobby of every node (docs/cluster.md)
+        self.on_change: Callable[[Table], None] | None = None
 
     # -- the actor ------------------------------------------------------------------------
     @property
@@ -388,6 +393,8 @@ class Table:
     def broadcast_table(self) -> None:
         for conn in self.conns():
             self.send_table(conn)
+        if self.on_change is not None:
+            self.on_change(self)
 
     # -- storing seats --------------------------------------------------------------------
     def seat_of(self, user_id: int) -> int | None:
