@@ -301,6 +301,7 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
     page.locator("details.all-options summary").click()
     page.locator("[name=opt_tribute]").check()
     form.locator("[name=games]").fill("2")
+    form.locator("[name=timeout]").fill("600")   # (no turn of this page's goes to 托管)
     form.locator("[name=fill_bots]").check()
     form.get_by_test_id("create-table").click()
     page.get_by_test_id("hand").wait_for()
