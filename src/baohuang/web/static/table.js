@@ -147,7 +147,7 @@ export class TableScreen {
           this.bubbles[msg.seat] = { text: msg.text, until: Date.now() + 6000 };
         }
         break;
-      case 'pause':        // the server cannot store moves for now: the game waits
+      case 'pause':        // the server cannot store the table's writes for now: it waits
         this.app.banner(msg.paused ? 'banner_paused' : null, 'paused-banner');
         return;
       case 'game_over':

@@ -10,7 +10,7 @@ export default {
   connecting: 'Connecting to the table…',
   banner_reconnecting: 'Connection lost, reconnecting…',
   banner_moving: 'The table is moving to another server; rejoining…',
-  banner_paused: 'The server cannot store moves just now: the game is paused and goes on by itself…',
+  banner_paused: 'The server cannot save this table just now: it is paused and goes on by itself…',
   someone: 'Someone',
   guest: 'Guest',
   guest_default: 'Guest',

@@ -10,7 +10,7 @@ export default {
   connecting: '正在连接牌桌…',
   banner_reconnecting: '连接中断，正在重新连接…',
   banner_moving: '牌桌正在转移到另一台服务器，正在重新加入…',
-  banner_paused: '服务器暂时无法保存出牌：牌局已暂停，恢复后自动继续…',
+  banner_paused: '服务器暂时无法保存牌桌：牌桌已暂停，恢复后自动继续…',
   someone: '某人',
   guest: '游客',
   guest_default: '游客',
