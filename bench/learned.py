@@ -2,6 +2,7 @@
 
     python bench/learned.py curve RUN_DIR          # eval.jsonl of a training run as a table
     python bench/learned.py timing --games 20      # the shipped bot's time per decision
+    python bench/learned.py departs W.npz --margins 1,2,3   # a guided network's margin rule
 
 The strength of the shipped weights over many fixed deals is the tournament's job:
 
@@ -10,7 +11,10 @@ The strength of the shipped weights over many fixed deals is the tournament's jo
 (``bench/learned.md`` has the numbers.)  ``curve`` prints one row per evaluation of a
 run (``baohuang train`` evaluates against the heuristic bot every ``--eval-minutes``):
 training time, the process's CPU time, games and updates so far, and the mean score per
-game of the network's seat against the heuristic bot with its 95% interval.
+game of the network's seat against the heuristic bot with its 95% interval.  ``departs``
+plays games of five heuristic seats and counts, at every decision with a choice, whether
+a guided network (weights file ``W.npz``) would depart from the heuristic's choice under
+each margin, role phase and play apart.
 """
 
 from __future__ import annotations
@@ -22,8 +26,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 import baohuang as bh
 from baohuang.bots import make_bot
+from baohuang.learn.bot import LearnedBot
+from baohuang.learn.model import QNetwork
 
 
 def curve(run: Path) -> None:
@@ -61,6 +69,33 @@ def timing(games: int, preset: str) -> None:
           f"max {ms[-1]:.2f} ms")
 
 
+def departs(weights: Path, margins: list[float], games: int, preset: str) -> None:
+    network = QNetwork.load(weights)
+    if not network.guided:
+        raise SystemExit(f"{weights}: not a guided network")
+    rules = bh.RuleSet.preset(preset)
+    bot = LearnedBot(0, network)
+    heuristic = make_bot("heuristic")
+    gaps: dict[str, list[float]] = {"role phase": [], "play": []}
+    for seed in range(games):
+        game = bh.Game.new(rules, seed=1000 + seed, dealer=seed % 5)
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None
+            view, legal = game.view(seat), game.legal_actions()
+            action = heuristic.choose(view, legal)
+            if len(legal) > 1:
+                hint = legal.index(action)
+                values = bot.values(view, legal, hint)
+                stage = "play" if view.stage is bh.Stage.PLAY else "role phase"
+                gaps[stage].append(max(values) - values[hint])
+            game.apply(action)
+    for stage, found in gaps.items():
+        arr = np.asarray(found)
+        shares = "  ".join(f"margin {m:g}: {np.mean(arr > m):.1%}" for m in margins)
+        print(f"{stage}, {len(arr)} decisions: departs at {shares}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -70,9 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     t = sub.add_parser("timing", help="the shipped bot's time per decision")
     t.add_argument("--games", type=int, default=20)
     t.add_argument("--preset", default="shandong")
+    d = sub.add_parser("departs", help="how often a guided network departs from the "
+                                       "heuristic's choice, by margin")
+    d.add_argument("weights", type=Path)
+    d.add_argument("--margins", default="0.5,1,2,3")
+    d.add_argument("--games", type=int, default=20)
+    d.add_argument("--preset", default="shandong")
     args = parser.parse_args(argv)
     if args.command == "curve":
         curve(args.run)
+    elif args.command == "departs":
+        departs(args.weights, [float(m) for m in args.margins.split(",")], args.games,
+                args.preset)
     else:
         timing(args.games, args.preset)
     return 0
