@@ -105,6 +105,40 @@ def test_a_writer_with_an_older_fencing_token_can_never_write(kind: str,
 
 
 @pytest.mark.parametrize("kind", DATABASES)
+def test_a_writer_with_an_older_fencing_token_cannot_change_seats_or_hosted(
+        kind: str, tmp_path: Path) -> None:
+    """Not only actions: the table's seats and status and its game's 托管, written by the
+    old holder after the lease passed on, are refused and change nothing; written again
+    by the holder, they are taken again (the same write twice changes nothing more)."""
+    async def main(url: str) -> None:
+        old, new = await open_storage(url), await open_storage(url)
+        try:
+            [game] = await _table(old)
+            assert await old.claim_table(TABLE, 7)
+            await old.save_table(TABLE, seats=[{"name": "old"}])
+            await old.save_game(TABLE, game, hosted=[{"hosted": False}])
+            assert await new.claim_table(TABLE, 8)           # the lease passed on
+            await new.save_table(TABLE, seats=[{"name": "new"}])
+            with pytest.raises(FencedWrite) as refused:
+                await old.save_table(TABLE, seats=[{"name": "old again"}], status="open")
+            assert refused.value.fence == 7
+            with pytest.raises(FencedWrite):
+                await old.save_game(TABLE, game, hosted=[{"hosted": True}])
+            for _ in range(2):
+                await new.save_game(TABLE, game, hosted=[{"hosted": False, "by": "new"}])
+            [row] = [r for r in await new.unfinished_tables() if r["id"] == TABLE]
+            assert (row["seats"], row["status"]) == ([{"name": "new"}], "playing")
+            [stored] = await new.table_games(TABLE)
+            assert stored["hosted"] == [{"hosted": False, "by": "new"}]
+        finally:
+            await old.close()
+            await new.close()
+
+    with database(kind, tmp_path) as url:
+        asyncio.run(main(url))
+
+
+@pytest.mark.parametrize("kind", DATABASES)
 def test_two_writers_of_one_version_at_once_store_it_once(kind: str, tmp_path: Path) -> None:
     async def main(url: str) -> None:
         first, second = await open_storage(url), await open_storage(url)

@@ -5,7 +5,9 @@ else by one task that writes such batches one after the other; a table awaits it
 write before it tells anybody.  Every action carries its table's
 next version and is written only if the version before it is the last one stored and
 the table's fencing token is the writer's; otherwise :class:`FencedWrite` (a node that
-lost a table can never write to it)."""
+lost a table can never write to it).  A table's other writes as its writer — its seats
+and status, its game's 托管 — are fenced by the token alike (:meth:`ActionLog.save_table`,
+:meth:`ActionLog.save_game`)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .database import Database
-from .models import actions, tables
+from .models import actions, games, tables
 
 __all__ = ["ActionLog", "FencedWrite"]
 
@@ -38,9 +40,11 @@ class FencedWrite(RuntimeError):
     """An action that was not written: its version does not follow the table's last
     stored one, or another node holds the table (a newer fencing token)."""
 
-    def __init__(self, table_id: str, version: int, fence: int) -> None:
-        super().__init__(f"table {table_id}: version {version} with fencing token {fence} "
-                         "refused (another writer got there first, or holds the table now)")
+    def __init__(self, table_id: str, version: int, fence: int, what: str = "") -> None:
+        """``what``: a write other than an action's (``version`` 0): what it changed."""
+        super().__init__(f"table {table_id}: {what or f'version {version}'} with fencing "
+                         f"token {fence} refused (another writer got there first, or "
+                         "holds the table now)")
         self.table_id = table_id
         self.version = version
         self.fence = fence
@@ -185,6 +189,30 @@ class ActionLog(Database):
         if rows:
             self.fences[table_id] = fence
         return bool(rows)
+
+    async def save_table(self, table_id: str, **values: Any) -> None:
+        """Change ``table_id``'s row (its seats, its status) as its writer: refused
+        (:class:`FencedWrite`, nothing changed) unless the table's fencing token is
+        this server's, as an action is.  Written again, it changes nothing more."""
+        fence = self.fences.get(table_id, 0)
+        rows = await self._write(update(tables)
+                                 .where(tables.c.id == table_id, tables.c.fence == fence)
+                                 .values(**values).returning(tables.c.id))
+        if not rows:
+            raise FencedWrite(table_id, 0, fence, "its row")
+
+    async def save_game(self, table_id: str, game_id: int, **values: Any) -> None:
+        """Change game ``game_id`` of ``table_id`` (its seats' 托管) as the table's
+        writer, fenced as :meth:`save_table`."""
+        fence = self.fences.get(table_id, 0)
+        held = select(tables.c.id).where(tables.c.id == table_id,
+                                         tables.c.fence == fence).exists()
+        rows = await self._write(update(games)
+                                 .where(games.c.id == game_id, games.c.table_id == table_id,
+                                        held)
+                                 .values(**values).returning(games.c.id))
+        if not rows:
+            raise FencedWrite(table_id, 0, fence, f"game {game_id}")
 
     async def table_fence(self, table_id: str) -> int:
         """The fencing token that may write ``table_id`` now (0: none claimed it)."""

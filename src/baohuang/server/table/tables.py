@@ -172,8 +172,8 @@ class Table:
         s = self.settings
         self.match = new_match(s.rules, s.seed, s.games, s.practice)
         seats = self.seats_json()
-        await persist(self, lambda: self.storage.update_table(self.id, status="playing",
-                                                              seats=seats),
+        await persist(self, lambda: self.storage.save_table(self.id, status="playing",
+                                                            seats=seats),
                       "the start of the match")
         await self.begin_game()
 
@@ -428,12 +428,13 @@ class Table:
     async def save_seats(self) -> None:
         """Store who sits where (the table pauses while the database is out of reach)."""
         seats = self.seats_json()
-        await persist(self, lambda: self.storage.update_table(self.id, seats=seats),
+        await persist(self, lambda: self.storage.save_table(self.id, seats=seats),
                       "its seats")
 
     async def save_hosted(self) -> None:
         """Store the seats' 托管 in the current game (paused as :meth:`save_seats`)."""
         if self.game_ids and self.status == "playing":
             game_id, hosted = self.game_ids[-1], self.hosted_json()
-            await persist(self, lambda: self.storage.update_game(game_id, hosted=hosted),
+            await persist(self, lambda: self.storage.save_game(self.id, game_id,
+                                                               hosted=hosted),
                           f"托管 in game {game_id}")
