@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from server_support import DATABASES, database
 from sqlalchemy import Connection
 
+from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import MIGRATIONS, FencedWrite, Storage, make_engine, open_storage
+from baohuang.server.table.lobby import Lobby, check_spec
 
 TABLE = "table-fence1"
 
@@ -136,6 +138,30 @@ def test_a_writer_with_an_older_fencing_token_cannot_change_seats_or_hosted(
 
     with database(kind, tmp_path) as url:
         asyncio.run(main(url))
+
+
+def test_an_idle_table_another_node_holds_now_is_only_dropped(tmp_path: Path) -> None:
+    """A lobby dissolving an idle table writes under the table's token: once another
+    writer has claimed the table, the table leaves this lobby's memory and stays as
+    the other stored it (not dissolved)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}"
+
+    async def main() -> None:
+        here, other = await open_storage(url), await open_storage(url)
+        lobby = Lobby(here, ServerConfig(db_url=url))
+        try:
+            table = await lobby.create(None, check_spec({}))
+            assert await other.claim_table(table.id, 5)      # the table passed on
+            await lobby.expire(table)
+            assert lobby.get(table.id) is None
+            [row] = [r for r in await other.unfinished_tables() if r["id"] == table.id]
+            assert (row["status"], row["finished"]) == ("open", None)
+        finally:
+            await lobby.close()
+            await here.close()
+            await other.close()
+
+    asyncio.run(main())
 
 
 @pytest.mark.parametrize("kind", DATABASES)

@@ -27,7 +27,7 @@ from ...bots import bot_names
 from ...engine.actions import Action
 from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
-from ..db.storage import Storage, UserRecord
+from ..db.storage import FencedWrite, Storage, UserRecord
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
 from .outage import persist
@@ -410,7 +410,8 @@ class Lobby:
         (reason ``idle``) and leaves the lobby; the games it finished stay stored. A game
         it was playing is abandoned (docs/rules.md §10): every seat away, all on 托管, it
         is not scored — stored as ``abandoned``, counted in no one's totals, history or
-        rating, and not replayed."""
+        rating, and not replayed.  Written under the table's fencing token: a table that
+        another node holds now is only dropped here."""
         await table.stop()
         log.info("table %s: idle, dissolved", table.id)
         game, now = table.game, time.time()
@@ -420,11 +421,17 @@ class Lobby:
 
         async def write() -> None:       # (again and again while the database is away)
             if abandoned is not None:
-                await self.storage.update_game(abandoned, status="abandoned", scored=False,
-                                               hosted=hosted, finished=now)
-            await self.storage.update_table(table.id, status="dissolved", finished=now)
+                await self.storage.save_game(table.id, abandoned, status="abandoned",
+                                             scored=False, hosted=hosted, finished=now)
+            await self.storage.save_table(table.id, status="dissolved", finished=now)
 
-        await persist(table, write, "its dissolution", until_stopped=False)
+        try:
+            await persist(table, write, "its dissolution", until_stopped=False)
+        except FencedWrite:              # (fenced as the table's own writes)
+            log.info("table %s: another node holds it now; it is not dissolved here",
+                     table.id)
+            await self.drop(table.id)
+            return
         table.status, table.dissolved_reason, table.dissolved_by = "dissolved", "idle", []
         table.finished_at = table.clock.now()
         table.broadcast_table()           # (its watchers see why)
