@@ -289,3 +289,29 @@ async def _every_write(url: str, pg: Postgres, clocks: Clocks) -> None:
     assert [(g["idx"], g["status"]) for g in games] == [(0, "over"), (1, "playing")]
     for raw in everyone:
         await raw.close()
+
+
+def test_the_api_answers_503_while_the_database_is_away_and_works_after(
+        tmp_path: Path) -> None:
+    """A request that needs PostgreSQL while it is stopped is told so (503
+    ``database_unavailable``, with ``Retry-After``), not a server error; it works again
+    once PostgreSQL is back."""
+    with private_postgres() as pg:
+        config = ServerConfig(db_url=pg.url, bot_delay=0.0, hosted_delay=0.0)
+        with ServerThread(config) as server:
+            token = httpx.post(server.url + "/api/guest", json={"name": "Lin"},
+                               timeout=30).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            asyncio.run(_away(pg))
+            for path, body in (("/api/tables", {}), ("/api/guest", {"name": "Zhou"})):
+                refused = httpx.post(server.url + path, json=body, headers=auth, timeout=60)
+                assert refused.status_code == 503, (path, refused.text)
+                assert refused.json()["error"]["code"] == "database_unavailable"
+                assert refused.headers["Retry-After"] == "5"
+            pg.start()
+            for _ in range(20):         # (a pooled connection may be found dead first)
+                made = httpx.post(server.url + "/api/tables", json={}, headers=auth,
+                                  timeout=60)
+                if made.status_code != 503:
+                    break
+            assert made.status_code == 201, made.text

@@ -17,6 +17,7 @@ from ..accounts.accounts import AccountError, token_digest, user_json
 from ..accounts.levels import LEVELS
 from ..db.storage import UserRecord
 from ..table.lobby import LobbyError, check_spec
+from ..table.outage import REFUSED, UNREACHABLE
 from ..wire.replay import replay
 from .state import COOKIE, server_state, session_token, session_user
 
@@ -255,7 +256,10 @@ async def rematch(request: Request) -> Response:
                 status = {"not_found": 404, "table_moving": 503, "too_many_tables": 429}
                 return error(status.get(code, 400), code, message)
             return JSONResponse(answer, status_code=201)
-        table = found if found not in (None, "moving") else None
+        if found == "moving":
+            return error(503, "table_moving", f"table {key[:40]!r} is moving to another "
+                         "node: try again in a moment")
+        table = found if found is not None and found != "moving" else None
     if table is None:
         return error(404, "not_found", f"no table {key[:40]!r}")
     new = await lobby.rematch(table, user)
@@ -315,6 +319,14 @@ def _guard(handler: Any) -> Any:
             return error(429 if exc.code == "too_many_tables" else 400, exc.code, exc.message)
         except RequestError as exc:
             return error(exc.status, exc.code, exc.message)
+        except REFUSED:
+            raise                           # (a write the database refused: a fault)
+        except UNREACHABLE:
+            # (PostgreSQL restarting, the network cut: the tables pause, the API says so)
+            refused = error(503, "database_unavailable",
+                            "the server cannot reach its database: try again in a moment")
+            refused.headers["Retry-After"] = "5"
+            return refused
         return response
     wrapped.__name__ = handler.__name__
     return wrapped

@@ -413,6 +413,7 @@ export default {
   wait_hours: '{n} h',
   err_no_table: 'No such table.',
   err_table_moving: 'The table is moving to another server; joining again.',
+  err_database_unavailable: 'The server cannot save anything just now; try again in a moment.',
   err_not_joined: 'Not at a table yet.',
   err_not_seated: 'You have no seat.',
   err_bad_seat: 'No such seat.',

@@ -413,6 +413,7 @@ export default {
   wait_hours: '{n}小时',
   err_no_table: '没有这个牌桌。',
   err_table_moving: '牌桌正在转移到另一台服务器，稍后重新加入。',
+  err_database_unavailable: '服务器暂时无法保存，请稍后再试。',
   err_not_joined: '还没进入牌桌。',
   err_not_seated: '你没有座位。',
   err_bad_seat: '没有这个座位。',
