@@ -12,7 +12,10 @@ import pytest
 
 torch = pytest.importorskip("torch")   # the train extra; without it these tests skip
 
+from typer.testing import CliRunner  # noqa: E402
+
 import baohuang as bh  # noqa: E402
+from baohuang.cli import app  # noqa: E402
 from baohuang.learn.actors import SelfPlay  # noqa: E402
 from baohuang.learn.features import ACTION_SIZE, GUIDED_SIZE  # noqa: E402
 from baohuang.learn.imitate import record  # noqa: E402
@@ -96,3 +99,12 @@ def test_a_guided_run_warm_starts_trains_and_resumes(tmp_path: Path) -> None:
     more = train(again)
     assert more["updates"] == 4 and again.guided
     assert QNetwork.load(run / "last.npz").guided
+    # `baohuang train RUN --export FILE --margin M` writes the best network with margin M
+    out = tmp_path / "exported.npz"
+    result = CliRunner().invoke(app, ["train", str(run), "--export", str(out), "--margin", "2"])
+    assert result.exit_code == 0, result.output
+    exported, best = load_weights(out), load_weights(run / "best.npz")
+    assert float(exported["margin"]) == 2.0 and QNetwork(exported).margin == 2.0
+    for name in best:
+        if name != "margin":
+            np.testing.assert_array_equal(exported[name], best[name])
