@@ -2,10 +2,10 @@
 test moves by hand (docs/rules.md §10, SECURITY.md).
 
 Nobody but the Guard knows who decides 明保/暗保, so the moment the answer shows must
-not tell how it was given: the Guard's own quick answer, 托管 (turned on while he
-decides) and a bot's all show exactly ``guard_pause`` after the decision began; one
-given later shows when given; a timeout takes 托管's answer at the deadline without
-putting the seat on 托管. 托管's own delay is the same for every role.
+not tell how it was given: the decision lasts exactly ``guard_pause``, and the Guard's
+own answer (at once or at the last moment), 托管's (turned on while he decides), a
+bot's and a timeout's all show then — a timeout takes 托管's answer without putting the
+seat on 托管. 托管's own delay is the same for every role.
 
 Each table has a :class:`ManualClock`: nothing happens on it until the test moves it,
 and after every move of the clock or input the test waits until every socket has all
@@ -77,6 +77,16 @@ class Table:
             assert due is not None, "the table waits for nobody and nothing"
             await self.advance_to(due)
 
+    def deadline(self, seat: int | None) -> float | None:
+        """The deadline ``seat``'s socket was last told (by an update or the table)."""
+        told = None
+        for _, message in self.log[seat]:
+            if message["type"] == "update" and "deadline" in message:
+                told = message["deadline"]
+            elif message["type"] == "table":
+                told = message["table"].get("deadline")
+        return told
+
     def stage(self) -> str:
         return str(self.watcher.view["stage"])
 
@@ -146,12 +156,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Cloc
         yield running.url, clocks
 
 
-@pytest.mark.parametrize("way", ["at_once", "hosted", "later", "timeout"])
+@pytest.mark.parametrize("way", ["at_once", "hosted", "last_moment", "timeout"])
 def test_the_guards_answer_shows_at_the_same_moment_however_it_was_given(
         server: tuple[str, Clocks], way: str) -> None:
     url, clocks = server
 
-    async def main() -> tuple[Table, int, float]:
+    async def main() -> tuple[Table, int, float, set[float | None]]:
         table = await _table(url, clocks, seed=7)
         guard = await _to_the_guard(table)
         began = table.clock.now()
@@ -160,22 +170,23 @@ def test_the_guards_answer_shows_at_the_same_moment_however_it_was_given(
         elif way == "hosted":
             await table.seats[guard].send({"type": "hosted", "on": True})
             await table.quiet(guard)
-        # (nothing shows before the pause ends; answering later, nothing before then)
-        await table.advance_to(began + PAUSE + (2.0 if way == "later" else -0.01))
+        # (nothing shows before the pause ends)
+        await table.advance_to(began + PAUSE - 0.01)
         assert table.stage() == "guard", "an answer showed before the Guard's pause ended"
-        if way == "later":
+        deadlines = {table.deadline(seat) for seat, _ in table.raws()}
+        if way == "last_moment":
             await table.act(guard)
         while table.stage() == "guard":
             due = table.clock.next_due()
             assert due is not None
             await table.advance_to(due)
-        return table, guard, began
+        return table, guard, began, deadlines
 
-    table, guard, began = asyncio.run(main())
-    expected = {"at_once": PAUSE, "hosted": PAUSE, "later": PAUSE + 2.0, "timeout": TIMEOUT}
+    table, guard, began, deadlines = asyncio.run(main())
     for seat in [*range(5), None]:
         if seat != guard:
-            assert table.shown_at(seat, "guard") == began + expected[way], (seat, way)
+            assert table.shown_at(seat, "guard") == began + PAUSE, (seat, way)
+    assert len(deadlines) == 1 and None not in deadlines    # (the same for everyone)
     # a timeout answers without 托管 (a seat seen on 托管 after it would be the Guard);
     # 托管 turned on by the Guard stays on, as he chose
     seats = next(m for _, m in reversed(table.log[None]) if m["type"] == "table")
@@ -213,3 +224,27 @@ def test_hosted_answers_every_role_after_the_same_delay(server: tuple[str, Clock
         previous = at
     assert delays.keys() == {"emperor", "guard", "rebel"}, delays
     assert all(d == {HOSTED_DELAY} for d in delays.values()), delays
+
+
+def test_the_guards_answer_after_his_time_is_refused(server: tuple[str, Clocks]) -> None:
+    """The Guard's time is the pause: an answer he sends once it is over finds the
+    decision taken (托管's answer) and changes nothing."""
+    url, clocks = server
+
+    async def main() -> tuple[str, str, dict[str, Any]]:
+        table = await _table(url, clocks, seed=7)
+        guard = await _to_the_guard(table)
+        late = dict(table.seats[guard].view)
+        await table.advance_to(table.clock.now() + PAUSE)
+        after = table.stage()
+        parsed = view_from_dict(late)
+        action = hosted_action(parsed, list(parsed.legal_actions))
+        await table.seats[guard].send({"type": "act", "action": action.to_dict()})
+        refused = await table.seats[guard].recv_type("error")
+        await table.quiet(guard)
+        return after, table.stage(), refused
+
+    after, now, refused = asyncio.run(main())
+    assert after != "guard" and now == after
+    assert refused["code"] in ("illegal", "not_your_turn", "stale"), refused
+

@@ -77,9 +77,9 @@ def patient_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def paused_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real server with fast bots whose Guard's decision shows no answer before 2 s
+    """A real server with fast bots whose Guard's decision lasts 10 s, its answer shown then
     (the Guard's pause of the other servers is off, so that no test waits on it)."""
-    yield from serve(tmp_path_factory, "paused", "--guard-pause", "2")
+    yield from serve(tmp_path_factory, "paused", "--guard-pause", "10")
 
 
 def serve(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str) -> Iterator[str]:

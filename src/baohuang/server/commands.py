@@ -19,8 +19,8 @@ def serve_command(
     bot_delay: float = typer.Option(0.6, help="seconds a server bot waits before moving"),
     hosted_delay: float = typer.Option(0.5, help="seconds 托管 waits before moving"),
     guard_pause: float = typer.Option(
-        3.0, help="seconds after the Guard's 明保/暗保 decision began before any answer to it "
-        "is shown (the same for the Guard, bots, 托管 and timeouts)"),
+        6.0, help="seconds the Guard's 明保/暗保 decision lasts; its answer (the Guard's, a "
+        "bot's or 托管's) is shown exactly then, so its timing tells nothing (0: off)"),
     away_grace: float = typer.Option(
         10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
     next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),

@@ -45,11 +45,11 @@ class ServerConfig:
     #: pause before a 托管 move and before a server bot's move (so people can follow)
     hosted_delay: float = 0.5
     bot_delay: float = 0.6
-    #: the Guard's pause: no answer to the Guard's 明保/暗保 decision — his own, a bot's,
-    #: 托管's or a timeout's — is shown before this long after the decision began (at
-    #: most the table's think time), so that when it comes tells nothing of who gave it
-    #: or how (docs/rules.md §10)
-    guard_pause: float = 3.0
+    #: the Guard's pause: the Guard's 明保/暗保 decision lasts exactly this long (at most
+    #: the table's think time) and its answer — his own, a bot's, 托管's, or 托管's for a
+    #: timeout — is shown when it ends, so that when it comes tells nothing of who gave
+    #: it or how (docs/rules.md §10; 0: off, the decision timed as any other)
+    guard_pause: float = 6.0
     #: pause between the games of a match
     next_game_delay: float = 4.0
     #: how long a disconnected player's seat waits before 托管 plays it

@@ -21,7 +21,8 @@ from .inputs import BotMove, Input, Token
 from .seating import SeatingTable
 from .turns import Turns
 
-__all__ = ["TurnTable", "begin_turn", "bot_move", "deadline", "schedule", "timer_fired"]
+__all__ = ["TurnTable", "begin_turn", "bot_move", "deadline", "schedule", "time_limit",
+           "timer_fired"]
 
 log = logging.getLogger("baohuang.server")
 
@@ -49,6 +50,17 @@ def begin_turn(table: TurnTable, *, fresh: bool = False) -> None:
     table.turns.begin((table.index, table.moves), deciding_guard=deciding, fresh=fresh)
 
 
+def time_limit(table: TurnTable) -> float:
+    """How long the decision awaited now lasts: the table's think time — but the Guard's
+    明保/暗保 lasts exactly the Guard's pause (when there is one), so that his answer,
+    however given, always shows at the same moment (docs/rules.md §10)."""
+    game = table.game
+    pause = table.turns.pause
+    if pause > 0 and game is not None and game.stage is Stage.GUARD:
+        return pause
+    return table.settings.timeout
+
+
 def deadline(table: TurnTable) -> float | None:
     """When the decision awaited now times out (``None``: nobody is waited for)."""
     game = table.game
@@ -62,7 +74,7 @@ def deadline(table: TurnTable) -> float | None:
     # (the same instant however late it is asked for, to the last digit: a decision
     # overdue — its timer not yet handled on a busy server — shows a deadline past,
     # not a new one)
-    return table.turns.started_at + table.settings.timeout
+    return table.turns.started_at + time_limit(table)
 
 
 def schedule(table: TurnTable) -> None:
@@ -95,7 +107,7 @@ def schedule(table: TurnTable) -> None:
     if seat.auto(grace, now):
         turns.set_at(turns.answer_at(table.config.hosted_delay), token)
         return
-    due = max(now, turns.started + table.settings.timeout)
+    due = max(now, turns.started + time_limit(table))
     if seat.away_since is not None:
         due = min(due, max(now, seat.away_since + grace))
     turns.set_at(due, token)
@@ -124,10 +136,10 @@ async def timer_fired(table: TurnTable, token: Token) -> None:
         return
     if seat.auto(table.config.away_grace, table.clock.now()):
         await auto_move(table, seat_index, "hosted")
-    elif turns.elapsed() >= table.settings.timeout - 1e-3:
+    elif turns.elapsed() >= time_limit(table) - 1e-3:
         # timeout: 托管 answers, and plays on from now — except for the Guard's
-        # decision, which 托管 only answers: a seat seen on 托管 after it would be
-        # the Guard (docs/rules.md §10)
+        # decision (whose time is the pause), which 托管 only answers: a seat seen on
+        # 托管 after it would be the Guard (docs/rules.md §10)
         if game.stage is not Stage.GUARD:
             seat.put_on_hosted()
             await table.save_hosted()

@@ -3,9 +3,10 @@ deadline is fixed then), the one timer that times it, and the Guard's pause.
 
 **The Guard's pause** (docs/rules.md §10, SECURITY.md).  The other seats do not
 see who decides 明保/暗保, so no answer may come at a moment that tells how it was
-made: every answer — the Guard's own, a bot's, 托管's, a timeout's — is shown no
-earlier than ``pause`` after the stage began.  An answer made before is *held*:
-checked, kept, and applied when the pause ends; until then nothing is sent.
+made: the decision lasts exactly ``pause`` (its time limit, :func:`.autoplay.time_limit`)
+and every answer — the Guard's own, a bot's, 托管's, a timeout's — is shown when it
+ends.  An answer made before is *held*: checked, kept, and applied when the pause
+ends; until then nothing is sent.
 
 >>> from baohuang.server.table.clock import ManualClock
 >>> turns = Turns(ManualClock(), pause=3.0)
