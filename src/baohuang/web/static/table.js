@@ -9,8 +9,9 @@ import { get, post } from './api.js';
 import * as prefs from './prefs.js';
 import { whoAreYou } from './invite.js';
 import { keydown } from './tablekeys.js';
+import { HandPicker } from './tablehand.js';
 import {
-  chime, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
+  chime, eventSound, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
 } from './tableparts.js';
 
 const KNOWN_ERRORS = new Set([
@@ -45,8 +46,9 @@ export class TableScreen {
     this.answeredAt = null;     // the version at which this seat answered a decision
     this.status = 'connecting';
     this.onKey = (ev) => keydown(this, ev);
-    this.onPointerMove = (ev) => this.swipeMove(ev);
-    this.onPointerUp = () => this.swipeEnd();
+    this.hand = new HandPicker(this);
+    this.onPointerMove = (ev) => this.hand.swipeMove(ev);
+    this.onPointerUp = () => this.hand.swipeEnd();
     this.bubbles = {};          // seat -> {id, until}: quick phrases shown for a moment
   }
 
@@ -133,7 +135,7 @@ export class TableScreen {
         // the update carries only what changed in our view (docs/protocol.md, Views)
         const wasMine = this.view.to_act === this.view.seat;
         this.setView({ ...this.view, ...readView(msg.view), events: this.events });
-        this.sound(msg.events, wasMine);
+        eventSound(this, msg.events, wasMine);
         break;
       }
       case 'emote':
@@ -231,13 +233,6 @@ export class TableScreen {
     return v && v.seat !== null && v.stage === 'play' && v.to_act === v.seat;
   }
 
-  toggleCard(index) {
-    if (this.selection.has(index)) this.selection.delete(index);
-    else this.selection.add(index);
-    this.message = null;
-    this.render();
-  }
-
   play() {
     if (!this.myTurnToPlay()) return;
     const cards = [...this.selection].map((i) => this.view.hand[i]);
@@ -258,65 +253,6 @@ export class TableScreen {
       return;
     }
     this.act({ kind: 'pass' });
-  }
-
-  // Swipe across the hand: the cards passed over take the state the first one gets
-  // (select from an unselected card, clear from a selected one).
-  swipeStart(ev) {
-    const el = ev.target.closest && ev.target.closest('.hand [data-index]');
-    if (!el || ev.button > 0) return;
-    const index = Number(el.dataset.index);
-    this.swipe = { start: index, last: index, select: !this.selection.has(index), moved: false };
-  }
-
-  swipeMove(ev) {
-    const swipe = this.swipe;
-    if (!swipe) return;
-    const hit = document.elementFromPoint(ev.clientX, ev.clientY);
-    const el = hit && hit.closest('.hand [data-index]');
-    if (!el) return;
-    const index = Number(el.dataset.index);
-    if (index === swipe.last) return;
-    swipe.last = index;
-    for (const i of swipe.moved ? [index] : [swipe.start, index]) {
-      if (swipe.select) this.selection.add(i);
-      else this.selection.delete(i);
-    }
-    swipe.moved = true;
-    this.message = null;
-    this.render();
-  }
-
-  // (no click follows a swipe onto a card: the card it started on was redrawn)
-  swipeEnd() {
-    this.swipe = null;
-  }
-
-  // A tap on a rank of the hand: select all its cards, or clear them when all are.
-  pickRank(indexes) {
-    const all = indexes.every((i) => this.selection.has(i));
-    for (const i of indexes) {
-      if (all) this.selection.delete(i);
-      else this.selection.add(i);
-    }
-    this.message = null;
-    this.render();
-  }
-
-  // Short sounds for an update's events: a play, going out or the game's end (the most
-  // notable of them), and our turn coming (not while 托管 plays for us); switched off
-  // with the 🔊 button (remembered in this browser).
-  sound(events, wasMine) {
-    const v = this.view;
-    if (!v || v.seat === null || v.seat === undefined) return;
-    const kinds = new Set(events.map((ev) => ev.type));
-    if (kinds.has('over')) chime([523, 659, 784]);
-    else if (kinds.has('out')) chime([784, 988]);
-    else if (kinds.has('play')) chime([330]);
-    if (!wasMine && v.to_act === v.seat && v.stage !== 'over'
-        && (v.legal_actions || []).length && !this.myHosted()) {
-      chime([880]);
-    }
   }
 
   soundOn() {
@@ -501,7 +437,7 @@ export class TableScreen {
       timerLeft: (seat) => this.timerLeft(seat),
       extraInfo: extraInfo(this),
       on: {
-        toggleCard: (i) => this.toggleCard(i),
+        toggleCard: (i) => this.hand.toggle(i),
         play: () => this.play(),
         pass: () => this.pass(),
         hint: () => this.hint(),
@@ -514,8 +450,8 @@ export class TableScreen {
         closeScore: () => { this.scoreHidden = true; this.render(); },
         logToggle: (open) => { this.logOpen = open; },
         peek: (open) => { this.peekOpen = open; this.render(); },
-        pickRank: (indexes) => this.pickRank(indexes),
-        swipeStart: (ev) => this.swipeStart(ev),
+        pickRank: (indexes) => this.hand.pickRank(indexes),
+        swipeStart: (ev) => this.hand.swipeStart(ev),
         emoteToggle: () => { this.emoteOpen = !this.emoteOpen; this.render(); },
         emote: (id) => { this.send({ type: 'emote', id }); this.emoteOpen = false; this.render(); },
         muteChat: () => this.muteChat(),

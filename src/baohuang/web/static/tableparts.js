@@ -151,3 +151,19 @@ export function renderLastScore(screen) {
     on: { closeScore: () => { screen.showLast = false; screen.render(); } },
   });
 }
+
+// Short sounds for an update's events: a play, going out or the game's end (the most
+// notable of them), and our turn coming (not while 托管 plays for us); switched off
+// with the 🔊 button (remembered in this browser).
+export function eventSound(screen, events, wasMine) {
+  const v = screen.view;
+  if (!v || v.seat === null || v.seat === undefined) return;
+  const kinds = new Set(events.map((ev) => ev.type));
+  if (kinds.has('over')) chime([523, 659, 784]);
+  else if (kinds.has('out')) chime([784, 988]);
+  else if (kinds.has('play')) chime([330]);
+  if (!wasMine && v.to_act === v.seat && v.stage !== 'over'
+      && (v.legal_actions || []).length && !screen.myHosted()) {
+    chime([880]);
+  }
+}
