@@ -222,6 +222,18 @@ def key_for(card: str) -> str:
     return "0" if rank == "10" else rank.lower()
 
 
+def to_the_play(page: Page) -> None:
+    """Answer this seat's role-phase decisions (the first choice each time) until the
+    play begins."""
+    while True:
+        st = wait_turn_or_over(page)
+        assert st is not None
+        if st["stage"] == "play":
+            return
+        page.get_by_test_id("decision").first.click()
+        wait_moved(page, st["version"])
+
+
 def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str, Any]:
     """Play this seat's game to the end through the UI; returns what happened."""
     seen: dict[str, Any] = {"decisions": [], "plays": 0, "passes": 0}

@@ -21,6 +21,7 @@ from web.support import (
     shot,
     sized_page,
     tall_enough,
+    to_the_play,
     wait_moved,
     wait_turn_or_over,
 )
@@ -227,13 +228,7 @@ WATCH_MOTION_JS = """() => {
 
 def _lead_a_single(page: Page) -> list[str]:
     """Answer the role phase, lead the lowest single; the animations its cards had."""
-    while True:
-        st = wait_turn_or_over(page)
-        assert st is not None
-        if st["stage"] == "play":
-            break
-        page.get_by_test_id("decision").first.click()
-        wait_moved(page, st["version"])
+    to_the_play(page)
     view = page.evaluate("() => window.baohuang.screen.view")
     single = next(a["cards"] for a in reversed(view["legal_actions"])
                   if a["kind"] == "play" and len(a["cards"]) == 1)

@@ -26,6 +26,7 @@ from web.support import (
     sized_page,
     start_vs_bots,
     tall_enough,
+    to_the_play,
     wait_moved,
     wait_turn_or_over,
 )
@@ -282,13 +283,7 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         quickplay(page, "Counter", bots="hosted", practice=True, seed=9)
         counter = page.get_by_test_id("card-counter")
         counter.wait_for()
-        while True:
-            st = wait_turn_or_over(page)
-            assert st is not None
-            if st["stage"] == "play":
-                break
-            page.get_by_test_id("decision").first.click()
-            wait_moved(page, st["version"])
+        to_the_play(page)
         # the hand: a count over each rank, a tap selects the whole group
         view = page.evaluate("() => window.baohuang.screen.view")
         groups = page.get_by_test_id("rank-pick")
