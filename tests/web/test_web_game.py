@@ -428,6 +428,30 @@ def test_a_lobby_still_loading_never_draws_over_the_invitation(page: Page,
     assert page.evaluate("() => window.baohuang.screen.view.seat") == 0
 
 
+def test_a_code_typed_while_the_lobby_loads_is_still_there_when_it_has_loaded(
+        page: Page, server: str) -> None:
+    """The lobby redraws when its table list comes: a code typed before that is not
+    lost, and Join then takes the friend to the table."""
+    code = _table_with_a_free_seat(server)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET":
+            held.append(route)
+        else:
+            route.continue_()
+    page.route("**/api/tables", hold)
+    page.goto("/")
+    page.get_by_test_id("join-code").fill(code)
+    while not held:                         # (the lobby asked for its list; it waits)
+        page.wait_for_timeout(20)
+    held[0].continue_()                     # the list comes, the lobby draws again
+    page.get_by_test_id("create-form").wait_for()
+    assert page.get_by_test_id("join-code").input_value() == code
+    page.get_by_test_id("join").click()
+    page.get_by_test_id("invite-name").wait_for()
+
+
 def test_register_log_out_and_log_in(page: Page) -> None:
     name = f"web{int(time.time() * 1000) % 10**8}"
     page.goto("/")

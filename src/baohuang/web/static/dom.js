@@ -45,6 +45,24 @@ export function refocus(root, testid) {
   if (el) el.focus();
 }
 
+// What the user has typed into the text fields inside `root`, by data-testid, and
+// `retype` to put it back after a rebuild: a code typed while the lobby was still
+// loading its table list must still be there when Join is pressed.
+export function typed(root) {
+  const out = {};
+  for (const el of root.querySelectorAll('input[data-testid]')) {
+    if ((el.type === 'text' || el.type === 'password') && el.value) out[el.dataset.testid] = el.value;
+  }
+  return out;
+}
+
+export function retype(root, values) {
+  for (const [testid, value] of Object.entries(values)) {
+    const el = root.querySelector(`input[data-testid="${testid}"]`);
+    if (el && !el.value) el.value = value;
+  }
+}
+
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;

@@ -1,5 +1,5 @@
 // The lobby: play against bots, account, join by code, open tables, create a table.
-import { clear, focusedId, free, h, refocus } from './dom.js';
+import { clear, focusedId, free, h, refocus, retype, typed } from './dom.js';
 import { getLang, t } from './i18n.js';
 import { ApiError, get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
@@ -225,6 +225,7 @@ export class LobbyScreen {
   render() {
     if (!this.root) return;
     const focused = focusedId(this.root);
+    const text = typed(this.root);
     this.formValues = readForm(this.root) || this.formValues;
     clear(this.root);
     const user = this.app.user;
@@ -259,6 +260,7 @@ export class LobbyScreen {
       h('section', { class: 'panel create' },
         h('h2', {}, t('create_title')),
         this.rules ? this.createForm() : h('p', {}, t('loading')))));
+    retype(this.root, text);
     refocus(this.root, focused);
   }
 
