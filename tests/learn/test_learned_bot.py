@@ -3,6 +3,10 @@ shipped weights and NumPy alone, and is deterministic."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 from helpers import play_out
 
@@ -69,3 +73,36 @@ def test_the_shipped_weights_are_small() -> None:
     params = network.w0o.size + network.w0a.size + sum(w.size + b.size
                                                        for w, b in network._layers)
     assert params * 4 < 5_000_000
+
+
+def test_learned_plays_with_numpy_alone_and_the_environments_say_what_they_need() -> None:
+    """Without the learning frameworks (the ``rl`` extra) the bot still plays a game; the
+    environments then name what is missing."""
+    script = textwrap.dedent("""
+        import sys
+        from importlib.abc import MetaPathFinder
+
+        class NoFrameworks(MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("gymnasium", "pettingzoo", "pyspiel", "rlcard"):
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+                return None
+
+        sys.meta_path.insert(0, NoFrameworks())
+        import baohuang as bh
+        from baohuang.bots import make_bot
+        game = bh.Game.new(seed=4)
+        bots = [make_bot("learned", seed=s) for s in range(5)]
+        while not game.is_over:
+            game.apply(bots[game.to_act].choose(game.view(game.to_act), game.legal_actions()))
+        print("scores", list(game.result.scores))
+        try:
+            from baohuang.env import baohuang_v0
+        except ImportError as exc:
+            print("refused:", exc)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert "scores" in done.stdout
+    assert "refused: baohuang.env.baohuang_v0 needs numpy, gymnasium" in done.stdout
+    assert "pip install 'baohuang[rl]'" in done.stdout
