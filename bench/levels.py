@@ -13,8 +13,8 @@ inference's accuracy by round (from the tournaments), openskill
 model's accuracy table of ``bench/belief.py``.
 
 A full run (2,000 deals a step, the levels' own think times) takes days on
-one core; ``--think-scale S`` multiplies the think times (``hard-N`` and
-``expert-N`` are the levels thinking ``N`` ms a move) and ``--search`` picks
+one core; ``--think-scale S`` multiplies the expert level's think time
+(``expert-N`` is the level thinking ``N`` ms a move) and ``--search`` picks
 the reference search budget, so a small run shows the command works:
 
     nice -n 19 python bench/levels.py --deals 6 --think-scale 0.05 --search search-100
@@ -42,7 +42,7 @@ from ladder_report import code_note, render
 from ladder_steps import Step, StepResult, ladder_options, run_step
 from openskill.models import PlackettLuce
 
-from baohuang.bots.levels import EXPERT_THINK, HARD_THINK, LEVELS
+from baohuang.bots.levels import EXPERT_THINK, HARD_BOT, LEVELS
 from baohuang.engine.rules import RuleSet
 from baohuang.tournament.records import DealResult
 
@@ -54,14 +54,13 @@ def level_names(scale: float) -> dict[str, str]:
     """Bot names of the levels at ``scale`` times their think time."""
     if scale == 1.0:
         return {lv.name: lv.name for lv in LEVELS}
-    return {"easy": "easy", "normal": "normal",
-            "hard": f"hard-{max(1, round(HARD_THINK * 1000 * scale))}",
+    return {"easy": "easy", "normal": "normal", "hard": "hard",
             "expert": f"expert-{max(1, round(EXPERT_THINK * 1000 * scale))}"}
 
 
 def searching(bot: str) -> bool:
     """Whether ``bot`` searches (its games cost think time)."""
-    return bot.split("-", 1)[0] in ("hard", "expert", "search", "belief")
+    return bot.split("-", 1)[0] in ("expert", "search", "belief")
 
 
 def ladder(names: dict[str, str], search: str, deals: int, *,
@@ -247,12 +246,13 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
            results: list[StepResult]) -> list[str]:
     levels = ", ".join(f"`{names[lv.name]}` {lv.zh} / {lv.en}" for lv in LEVELS)
     out = ["", f"**Levels** (weakest first): {levels}.  `easy` is `heuristic` with a third of "
-           "its plays at random; `normal` is `heuristic`; `hard` and `expert` are the "
-           "`belief` search (deals drawn from `baohuang.bots.belief`) thinking "
-           f"{HARD_THINK:g} s and {EXPERT_THINK:g} s a move by their own clock."]
+           "its plays at random; `normal` is `heuristic`; `hard` is the network trained by "
+           f"self-play (`{HARD_BOT}`, bench/learned.md); `expert` is the `belief` search "
+           f"(deals drawn from `baohuang.bots.belief`) anchored on `{HARD_BOT}`, thinking "
+           f"{EXPERT_THINK:g} s a move by its own clock."]
     if args.think_scale != 1.0:
-        out += ["", f"**Scaled run**: think times × {args.think_scale:g} (`hard-N`, "
-                "`expert-N`: N ms a move) and the reference search is "
+        out += ["", f"**Scaled run**: the expert's think time × {args.think_scale:g} "
+                "(`expert-N`: N ms a move) and the reference search is "
                 f"`{args.search}`, so that the whole ladder fits in a short run on a shared "
                 "machine; the levels as players meet them think the full times.  "
                 "Under load a think-time bot gets less of a core in the same time, so "
@@ -269,8 +269,8 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
                 "standard deviation of a deal's mean from the interval): "
                 + "; ".join(needed) + "."]
     out += ["", "Think-time bots are not reproducible move for move (how far a search "
-            "gets depends on the machine and its load); the scores of `easy` and "
-            "`normal` are."]
+            "gets depends on the machine and its load); the scores of `easy`, `normal` "
+            "and `hard` are."]
     return out
 
 

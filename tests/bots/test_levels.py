@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import baohuang as bh
 from baohuang.bots import LEVELS, BeliefSearchBot, bot_names, is_bot, make_bot
-from baohuang.bots.levels import EXPERT_THINK, HARD_THINK, EasyBot, label
+from baohuang.bots.levels import EXPERT_THINK, HARD_BOT, EasyBot, label
+from baohuang.learn.bot import LearnedBot
 
 
 def test_the_levels_are_bots_with_labels_in_both_languages() -> None:
@@ -19,14 +20,23 @@ def test_the_levels_are_bots_with_labels_in_both_languages() -> None:
     assert label("heuristic", "zh") == "heuristic"
 
 
-def test_the_search_levels_think_longer_the_higher_they_are() -> None:
+def test_hard_is_the_learned_bot_and_expert_searches_on_top_of_it() -> None:
     hard, expert = make_bot("hard", seed=1), make_bot("expert", seed=1)
-    assert isinstance(hard, BeliefSearchBot) and isinstance(expert, BeliefSearchBot)
-    assert hard.time_limit == HARD_THINK and expert.time_limit == EXPERT_THINK
-    assert HARD_THINK < EXPERT_THINK <= 1.0
+    assert isinstance(hard, LearnedBot) and HARD_BOT == "learned"
+    assert isinstance(expert, BeliefSearchBot) and expert.time_limit == EXPERT_THINK <= 1.0
     assert [lv.think for lv in LEVELS] == sorted(lv.think for lv in LEVELS)
     scaled = make_bot("expert-40", seed=1)
     assert isinstance(scaled, BeliefSearchBot) and scaled.time_limit == 0.04
+    # the expert plays the hard level's move wherever it does not search (the role
+    # phase, by default) and keeps it unless its playouts find a clearly better one
+    game = bh.Game.new(seed=2)
+    while game.stage is not bh.Stage.PLAY:
+        seat = game.to_act
+        assert seat is not None
+        view, legal = game.view(seat), game.legal_actions()
+        answer = LearnedBot(1).choose(view, legal)
+        assert expert.choose(view, legal) == answer
+        game.apply(answer)
 
 
 def test_easy_slips_but_plays_legally_and_reproducibly() -> None:

@@ -21,10 +21,9 @@ from baohuang import Game
 from baohuang.bots import bot_names, make_bot
 
 #: the bots under test, the searching ones with a small playout budget: the
-#: difficulty levels 困难 hard and 大师 expert are the ``belief`` search with a
-#: think time, which a test must not depend on, so ``belief-60`` stands for them
-SMALL = {"search": "search-60", "belief": "belief-60", "hard": "belief-60",
-         "expert": "belief-60"}
+#: difficulty level 大师 expert is the ``belief`` search with a think time, which a
+#: test must not depend on, so ``belief-60`` stands for it
+SMALL = {"search": "search-60", "belief": "belief-60", "expert": "belief-60"}
 BOTS = list(dict.fromkeys(SMALL.get(name, name) for name in bot_names()))
 
 

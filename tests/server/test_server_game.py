@@ -154,15 +154,13 @@ def test_web_client_or_notice_is_served_at_root(server: ServerProcess) -> None:
     rules = httpx.get(server.url + "/api/rules").json()
     assert set(rules["presets"]) == set(bh.PRESETS) and "hosted" in rules["bots"]
     assert rules["options"]["hold_sixes"]["type"] == "bool"
-    # the difficulty levels, weakest first, then the trained network (installed here),
-    # named in both languages, each a bot
+    # the difficulty levels, weakest first, named in both languages, each a bot
     levels = rules["bot_levels"]
-    assert [lv["name"] for lv in levels] == ["easy", "normal", "hard", "expert", "learned"]
+    assert [lv["name"] for lv in levels] == ["easy", "normal", "hard", "expert"]
     assert [(lv["zh"], lv["en"]) for lv in levels] == [
-        ("简单", "Easy"), ("普通", "Normal"), ("困难", "Hard"), ("大师", "Expert"),
-        ("自学型", "Learned")]
+        ("简单", "Easy"), ("普通", "Normal"), ("困难", "Hard"), ("大师", "Expert")]
     assert all(lv["name"] in rules["bots"] for lv in levels)
-    assert [lv["think"] for lv in levels[:4]] == sorted(lv["think"] for lv in levels[:4])
+    assert [lv["think"] for lv in levels] == sorted(lv["think"] for lv in levels)
 
 
 

@@ -30,11 +30,11 @@ def levels() -> Iterator[ModuleType]:
 def test_the_ladder_climbs_the_levels_then_meets_search_and_heuristic(
         levels: ModuleType) -> None:
     names = levels.level_names(0.1)
-    assert names == {"easy": "easy", "normal": "normal", "hard": "hard-25",
+    assert names == {"easy": "easy", "normal": "normal", "hard": "hard",
                      "expert": "expert-80"}
     steps = levels.ladder(names, "search-100", 7)
     assert [(s.upper, s.lower) for s in steps] == [
-        ("normal", "easy"), ("hard-25", "normal"), ("expert-80", "hard-25"),
+        ("normal", "easy"), ("hard", "normal"), ("expert-80", "hard"),
         ("expert-80", "search-100"), ("expert-80", "heuristic")]
     assert all(s.format == "duplicate" and s.deals == 7 for s in steps)
     assert levels.level_names(1.0)["expert"] == "expert"
@@ -72,7 +72,7 @@ def test_search_steps_may_take_fewer_deals_another_format_and_fewer_references(
     steps = levels.ladder(names, "search", 300, search_deals=12,
                           search_format="challenger", references=("heuristic",))
     assert [(s.upper, s.lower, s.deals, s.format) for s in steps] == [
-        ("normal", "easy", 300, "duplicate"), ("hard", "normal", 12, "challenger"),
+        ("normal", "easy", 300, "duplicate"), ("hard", "normal", 300, "duplicate"),
         ("expert", "hard", 12, "challenger"), ("expert", "heuristic", 12, "challenger")]
 
 

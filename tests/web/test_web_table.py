@@ -68,10 +68,8 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser,
             "() => document.querySelectorAll('[data-testid=quick-bot] option').length >= 3")
         options = page.get_by_test_id("quick-bot").locator("option")
         values = [o.get_attribute("value") for o in options.all()]
-        assert "hosted" not in values and values == ["easy", "normal", "hard", "expert",
-                                                     "learned"]
-        assert [o.inner_text() for o in options.all()] == ["简单", "普通", "困难", "大师",
-                                                           "自学型"]
+        assert "hosted" not in values and values == ["easy", "normal", "hard", "expert"]
+        assert [o.inner_text() for o in options.all()] == ["简单", "普通", "困难", "大师"]
         assert page.get_by_test_id("quick-bot").input_value() == "normal"
         start_vs_bots(page)
         levels = page.get_by_test_id("bot-level")
@@ -98,28 +96,28 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser,
         assert not locked["back"] and "不能再取消托管" in locked["text"], locked
 
 
-LEARNED_LABELS = {"zh": "自学型", "en": "Learned"}
+HARD_LABELS = {"zh": "困难", "en": "Hard"}
 
 
-@pytest.mark.parametrize("lang", list(LEARNED_LABELS))
-def test_the_learned_bot_is_offered_and_plays_a_game(browser: Browser, server: str,
-                                                     lang: str) -> None:
-    """The trained network is a choice wherever opponents are chosen (the quick game's
-    picker and the new table's form, after the four levels), named in the page's
-    language; chosen, it sits in the four other seats and plays a whole game (the
-    player's own seat left to 托管)."""
+@pytest.mark.parametrize("lang", list(HARD_LABELS))
+def test_the_hard_level_is_offered_and_plays_a_game(browser: Browser, server: str,
+                                                    lang: str) -> None:
+    """The hard level (the trained network) is a choice wherever opponents are chosen
+    (the quick game's picker and the new table's form, third of the four levels),
+    named in the page's language; chosen, it sits in the four other seats and plays a
+    whole game (the player's own seat left to 托管)."""
     page, errors = open_page(browser, server, lang=lang)
     try:
         page.goto("/")
         page.wait_for_function(
-            "() => document.querySelectorAll('[data-testid=quick-bot] option').length >= 5")
-        label = LEARNED_LABELS[lang]
+            "() => document.querySelectorAll('[data-testid=quick-bot] option').length >= 4")
+        label = HARD_LABELS[lang]
         for picker in (page.get_by_test_id("quick-bot"),
                        page.locator("[data-testid=create-form] select[name=bot_kind]")):
             options = picker.locator("option").all()
-            assert [o.get_attribute("value") for o in options][-1] == "learned"
-            assert options[-1].inner_text() == label
-        page.get_by_test_id("quick-bot").select_option("learned")
+            assert [o.get_attribute("value") for o in options][2] == "hard"
+            assert options[2].inner_text() == label
+        page.get_by_test_id("quick-bot").select_option("hard")
         page.get_by_test_id("play-vs-bots").click()
         page.get_by_test_id("hand").wait_for()
         page.wait_for_function("() => window.baohuang?.screen?.view")

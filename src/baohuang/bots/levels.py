@@ -10,18 +10,22 @@ name      zh      en      play
 easy      简单    Easy    ``heuristic``, but a third of its plays is a legal play
                           at random (:data:`EASY_SLIP`)
 normal    普通    Normal  ``heuristic`` (rules of thumb, Guard inference)
-hard      困难    Hard    ``belief`` search, :data:`HARD_THINK` s a move
-expert    大师    Expert  ``belief`` search, :data:`EXPERT_THINK` s a move
+hard      困难    Hard    ``learned``: the network trained by self-play
+                          (``baohuang.learn``), which keeps the heuristic's choice
+                          unless its values say clearly that another is better
+expert    大师    Expert  ``belief`` search anchored on ``learned``,
+                          :data:`EXPERT_THINK` s a move
 ========  ======  ======  =========================================================
 
-The search levels think for a fixed time measured by their own clock (never
-the engine's), so their games are not reproducible move for move; ``hard-N``
-and ``expert-N`` are the same bots with ``N`` milliseconds a move (the
-ladder of ``bench/bots.py`` runs them scaled down on a busy machine).
-
-Players are offered these four and, when it is installed (the ``learned`` entry
-point, ``baohuang.learn``), the trained network :data:`LEARNED` 自学型 / Learned:
-:func:`offered_levels`.
+Measured in duplicate play (``bench/bots.md``, ``bench/learned.md``): normal
+beats easy by about +1.1 points a game and hard beats normal by about +0.25.
+The expert level searches the hidden hands drawn from
+:class:`~baohuang.bots.belief.Belief` and plays the hard level's move unless its
+playouts find a clearly better one; that it beats the hard level has not been
+shown (``bench/bots.md``).  The expert level thinks for a fixed time measured by
+its own clock (never the engine's), so its games are not reproducible move for
+move; ``expert-N`` is the same bot with ``N`` milliseconds a move (the ladder
+of ``bench/levels.py`` runs it scaled down on a busy machine).
 
 >>> from baohuang.bots import make_bot
 >>> [level.name for level in LEVELS]
@@ -30,7 +34,7 @@ point, ``baohuang.learn``), the trained network :data:`LEARNED` 自学型 / Lear
 ('大师', 'Expert')
 >>> make_bot("expert-50", seed=2).time_limit
 0.05
->>> [level.name for level in offered_levels()][-1]
+>>> make_bot("hard", seed=2).name
 'learned'
 """
 
@@ -44,17 +48,18 @@ from typing import Final
 from ..engine.actions import Action, ActionKind
 from ..engine.state import Stage
 from ..engine.views import View
-from .base import Bot, is_bot, register, register_budget
+from .base import Bot, is_bot, make_bot, register, register_budget
 from .heuristic import HeuristicBot
 from .search.belief_search import BeliefSearchBot
 
-__all__ = ["EASY_SLIP", "EXPERT_THINK", "HARD_THINK", "LEARNED", "LEVELS", "EasyBot", "Level",
-           "label", "level_bot", "offered_levels"]
+__all__ = ["EASY_SLIP", "EXPERT_THINK", "HARD_BOT", "LEVELS", "EasyBot", "Level", "label",
+           "level_bot", "offered_levels"]
 
 #: Share of the easy level's plays made at random.
 EASY_SLIP: Final = 1 / 3
-#: Think time of the hard level, seconds a move.
-HARD_THINK: Final = 0.25
+#: The bot the hard level is, and the expert level's anchor (the entry point ``learned``
+#: of ``baohuang.learn``, looked up by name: bots do not import it).
+HARD_BOT: Final = "learned"
 #: Think time of the expert level, seconds a move (its p99 stays under 1 s).
 EXPERT_THINK: Final = 0.8
 
@@ -80,28 +85,25 @@ LEVELS: Final = (
           "plays by rules of thumb, with frequent careless plays"),
     Level("normal", "普通", "Normal", 0.0, "按常规出牌，会猜保",
           "plays by rules of thumb and guesses the Guard"),
-    Level("hard", "困难", "Hard", HARD_THINK, f"推断各家手牌后搜索，每步约 {HARD_THINK:g} 秒",
-          f"infers the hidden hands and searches, about {HARD_THINK:g} s a move"),
+    Level("hard", "困难", "Hard", 0.0, "自我对弈训练的神经网络，在常规打法上择优而改",
+          "a neural network trained by self-play, improving on the rules of thumb"),
     Level("expert", "大师", "Expert", EXPERT_THINK,
-          f"推断各家手牌后深入搜索，每步约 {EXPERT_THINK:g} 秒",
-          f"infers the hidden hands and searches deeper, about {EXPERT_THINK:g} s a move"),
+          f"在困难级之上推断各家手牌并搜索，每步约 {EXPERT_THINK:g} 秒",
+          f"the hard level, with the hidden hands inferred and searched, about "
+          f"{EXPERT_THINK:g} s a move"),
 )
 
 
-#: The trained network (``baohuang.learn``): offered next to the levels when installed.
-LEARNED: Final = Level("learned", "自学型", "Learned", 0.0, "自我对弈训练的神经网络，不搜索",
-                       "a neural network trained by self-play, no search")
-
-
 def offered_levels() -> tuple[Level, ...]:
-    """The bots a player chooses from, weakest level first: :data:`LEVELS`, then
-    :data:`LEARNED` when its bot is installed."""
-    return (*LEVELS, LEARNED) if is_bot(LEARNED.name) else LEVELS
+    """The bots a player chooses from, weakest level first: :data:`LEVELS`; those above
+    ``normal`` only where the learned bot is installed (it is a dependency-light part
+    of the package, registered by its entry point)."""
+    return LEVELS if is_bot(HARD_BOT) else LEVELS[:2]
 
 
 def label(name: str, lang: str = "en") -> str:
     """A level's label in ``lang`` (``zh`` or ``en``); other names as they are."""
-    for level in (*LEVELS, LEARNED):
+    for level in LEVELS:
         if level.name == name:
             return level.zh if lang == "zh" else level.en
     return name
@@ -138,24 +140,18 @@ def normal(seed: int) -> Bot:
 
 
 def level_bot(seed: int, think: float) -> BeliefSearchBot:
-    """The belief search thinking ``think`` seconds a move."""
-    return BeliefSearchBot(seed, time_limit=think)
+    """The belief search anchored on the hard level, thinking ``think`` seconds a move."""
+    return BeliefSearchBot(seed, time_limit=think, anchor=HARD_BOT)
 
 
 @register("hard")
 def hard(seed: int) -> Bot:
-    return level_bot(seed, HARD_THINK)
+    return make_bot(HARD_BOT, seed)
 
 
 @register("expert")
 def expert(seed: int) -> Bot:
     return level_bot(seed, EXPERT_THINK)
-
-
-@register_budget("hard")
-def hard_ms(seed: int, ms: int) -> Bot:
-    """``hard-N``: the hard level thinking ``N`` ms a move."""
-    return level_bot(seed, ms / 1000)
 
 
 @register_budget("expert")

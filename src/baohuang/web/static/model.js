@@ -19,11 +19,10 @@ export function seatInfo(table, seat) {
 }
 
 // The bots offered as opponents: the difficulty levels (baohuang.bots.levels),
-// weakest first, then the trained network 'learned' 自学型 when the server has it
-// (its /api/rules lists it); the pass-only 托管 policy (bot "hosted") plays for
-// absent people and is never offered.
+// weakest first (困难 is the trained network 'learned'); the pass-only 托管 policy
+// (bot "hosted") plays for absent people and is never offered.
 export const BOT_LEVELS = ['easy', 'normal', 'hard', 'expert'];
-export const OFFERED_BOTS = [...BOT_LEVELS, 'learned'];
+export const OFFERED_BOTS = BOT_LEVELS;
 export const DEFAULT_BOT = 'normal';
 
 export function opponentBots(known) {
