@@ -1,5 +1,5 @@
-"""``baohuang play``: the real command with piped input, and the input
-parsing it is built on.
+"""``baohuang play``: the real command with piped input (the parsing of what is
+typed: test_terminal_input.py; on a pseudo-terminal: test_terminal_pty.py).
 
 The expected outcomes come from playing the same match in-process with the
 same bots: Enter is the 托管 answer, so a session of Enters must end exactly
@@ -9,15 +9,8 @@ like a match where the player's seat is played by ``hosted_action``.
 from __future__ import annotations
 
 import io
-import os
 import re
-import select
-import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -25,50 +18,19 @@ from rich.console import Console
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Match, RuleSet, Stage
 from baohuang.bots import hosted_action, make_bot
-from baohuang.bots.base import UnknownBot
-from baohuang.terminal.app import build_rules
 from baohuang.terminal.input import (
-    AskLead,
-    BadInput,
     Cards,
-    Default,
-    Help,
-    Hint,
-    Pass,
-    Quit,
-    ShowSuits,
-    expand_repeats,
-    missing_cards,
     parse_bots,
-    parse_choice,
     parse_play_input,
 )
 from baohuang.terminal.prompter import Prompter
 from baohuang.terminal.session import Session, bot_seed
 from baohuang.terminal.text import EVENT_HANDLERS, Lang, Text, describe_event, plain
 from baohuang.terminal.view import hand_groups, hint_actions
+from terminal.support import run_play
 
 A = ActionKind
 PRESETS = list(bh.PRESETS)
-
-# -- running the installed command ------------------------------------------------
-
-
-def _command() -> list[str]:
-    script = Path(sys.executable).parent / "baohuang"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("baohuang")
-    return [found] if found else [sys.executable, "-m", "baohuang.cli"]
-
-
-def run_play(args: list[str], lines: list[str] | str) -> subprocess.CompletedProcess[str]:
-    """``baohuang play ARGS`` with ``lines`` piped to its standard input."""
-    text = lines if isinstance(lines, str) else "".join(line + "\n" for line in lines)
-    env = {**os.environ, "COLUMNS": "160", "NO_COLOR": "1", "TERM": "dumb"}
-    return subprocess.run([*_command(), "play", *args], input=text, capture_output=True,
-                          text=True, timeout=120, env=env, check=False)
-
 
 def sheet_scores(out: str) -> list[list[int]]:
     """The score column (and total column, if any) of every score sheet row,
@@ -334,123 +296,6 @@ def test_every_event_a_seat_sees_has_its_own_line() -> None:
                     assert ev["type"] in EVENT_HANDLERS and line, (ev, line)
 
 
-# -- parsing what is typed -------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("typed", "hints", "expected"), [
-    ("", 3, Default()),
-    ("   ", 0, Default()),
-    ("p", 3, Pass()),
-    ("PASS", 3, Pass()),
-    ("过", 3, Pass()),
-    ("不要", 3, Pass()),
-    ("ask", 3, AskLead()),
-    ("?", 3, Help()),
-    ("s", 3, ShowSuits()),
-    ("quit", 3, Quit()),
-    ("1", 3, Hint(1)),
-    ("3", 3, Hint(3)),
-    ("2", 3, Hint(2)),
-    ("2", 1, Cards("2")),          # no hint 2: the card 2
-    ("play 2", 5, Cards("2")),
-    ("10", 5, Cards("10")),
-    ("9 9 9", 5, Cards("9 9 9")),
-    ("bj 8 8", 5, Cards("bj 8 8")),
-    ("10h 10h", 5, Cards("10h 10h")),
-    ("9x3", 5, Cards("9 9 9")),
-    ("BJ,SJ,7x2", 5, Cards("BJ SJ 7 7")),
-    ("0", 4, BadInput("no hint 0: the hints are numbered 1 to 4")),
-    ("11", 0, BadInput("no hint 11: there are no hints now")),
-    ("play", 3, Cards("play")),     # not a command: reported as a bad card later
-])
-def test_parse_play_input(typed: str, hints: int, expected: object) -> None:
-    assert parse_play_input(typed, hints) == expected
-
-
-def test_expand_repeats_keeps_other_tokens() -> None:
-    assert expand_repeats("sj 10x3 Q") == "sj 10 10 10 Q"
-    assert expand_repeats("x") == "x"
-    assert expand_repeats("9x0") == "9x0"
-
-
-def test_missing_cards_names_what_is_not_held() -> None:
-    hand = bh.parse_cards("BJ* BJ SJ* 9s 9s 9h 10d")
-    assert missing_cards(hand, bh.parse_cards("BJ BJ SJ 9 9 9 10")) is None
-    assert missing_cards(hand, bh.parse_cards("BJ BJ BJ")) == "you hold only 2× BJ, not 3"
-    assert missing_cards(hand, bh.parse_cards("9s 9s 9s")) == "you hold only 2× 9s, not 3"
-    assert missing_cards(hand, bh.parse_cards("9h 9 9 9")) == "you hold only 2× 9, not 3"
-    assert missing_cards(hand, bh.parse_cards("K")) == "you hold no K"
-
-
-def test_parse_choice() -> None:
-    aliases = [["accept", "当皇帝", "y"], ["abdicate", "让位"]]
-    assert parse_choice("", aliases, default=1) == 1
-    assert parse_choice("1", aliases, default=1) == 0
-    assert parse_choice("让位", aliases, default=0) == 1
-    assert parse_choice("Y", aliases, default=1) == 0
-    assert parse_choice("9", aliases, default=0) == \
-        "choose 1 to 2, or press Enter for the default (1)"
-    assert isinstance(parse_choice("maybe", aliases, default=0), str)
-
-
-def test_parse_bots() -> None:
-    assert parse_bots("random") == ["random"] * 4
-    assert parse_bots("hosted,random,hosted,random") == ["hosted", "random", "hosted", "random"]
-    with pytest.raises(UnknownBot, match=r"unknown bot 'smart'; registered bots: .*hosted"):
-        parse_bots("hosted,smart,hosted,hosted")
-    with pytest.raises(UnknownBot, match="one bot name or 4 names"):
-        parse_bots("hosted,hosted")
-
-
-def test_build_rules_applies_options_in_order() -> None:
-    rules = build_rules("lianzhong_simple", ["kaopai=on", "hold_sixes=on", "kaopai=off"])
-    assert rules == RuleSet.preset("lianzhong_simple").replace(hold_sixes=True)
-    with pytest.raises(bh.RuleError, match="unknown preset"):
-        build_rules("nowhere", [])
-
-
-def test_hand_groups_mark_the_marked_jokers() -> None:
-    hand = bh.parse_cards("SJ* SJ BJ* 2 2 9h 9s 6")
-    assert hand_groups(hand) == [("BJ*", 1), ("SJ*", 1), ("SJ", 1), ("2", 2), ("9", 2),
-                                 ("6", 1)]
-
-
-def test_hints_are_legal_and_cheapest_first() -> None:
-    for seed in range(6):
-        game = Game.new(seed=seed)
-        bots = [make_bot("random", seed=seed + s) for s in range(5)]
-        checked = 0
-        while not game.is_over and checked < 20:
-            seat = game.to_act
-            assert seat is not None
-            view = game.view(seat)
-            legal = game.legal_actions()
-            if game.stage is Stage.PLAY:
-                hints = hint_actions(view, legal)
-                assert all(h in legal for h in hints)
-                assert bool(hints) == any(a.kind is A.PLAY for a in legal)
-                assert len({str(h) for h in hints}) == len(hints)
-                # the engine's one hint order (tests/engine/test_hints.py), jokers last
-                assert hints == bh.hint_order(view, legal)[:5]
-                jokers = [any(c.is_joker for c in h.cards) for h in hints]
-                assert jokers == sorted(jokers)
-                checked += 1
-            game.apply(bots[seat].choose(view, legal))
-
-
-def test_pass_is_never_a_hint_and_hints_never_exceed_five() -> None:
-    game = Game.new(seed=1)
-    while game.stage is not Stage.PLAY:
-        game.apply(hosted_action(game.view(game.to_act), game.legal_actions()))
-    view = game.view(game.to_act)
-    hints = hint_actions(view, view.legal_actions)
-    assert 0 < len(hints) <= 5
-    assert all(h.kind is A.PLAY for h in hints)
-    assert Action(A.PASS) not in hints
-
-
-# -- 五人局 (wurenju): the 特画 TH and the open solo at the call --------------------------
-
 WURENJU = RuleSet.preset("wurenju")
 
 
@@ -527,133 +372,3 @@ def test_clockwise_then_two_abdicates_to_the_next_seat() -> None:
     from baohuang.terminal.words import abdicate_target
     game = Game.new(WURENJU, seed=0)
     assert abdicate_target(game.view(3), 3) == 4
-
-
-# -- a real pseudo-terminal -------------------------------------------------------------
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
-
-
-class Terminal:
-    """``baohuang ARGS`` on a pseudo-terminal (so it is interactive): wait for output,
-    type lines."""
-
-    def __init__(self, args: list[str]) -> None:
-        import fcntl
-        import struct
-        import termios
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-        env = {**os.environ, "COLUMNS": "160", "LINES": "50", "NO_COLOR": "1"}
-        self.proc = subprocess.Popen([*_command(), *args], stdin=slave, stdout=slave,
-                                     stderr=slave, env=env, start_new_session=True)
-        os.close(slave)
-        self.fd = master
-        self.buffer = ""
-
-    def expect(self, pattern: str, timeout: float = 60) -> str:
-        """The output up to the end of the first match of ``pattern`` (consumed)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = re.search(pattern, self.buffer)
-            if found:
-                text, self.buffer = self.buffer[:found.end()], self.buffer[found.end():]
-                return text
-            left = deadline - time.monotonic()
-            assert left > 0, f"no {pattern!r} in {self.buffer[-600:]!r}"
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:            # the program ended
-                    data = b""
-                assert data or re.search(pattern, self.buffer), \
-                    f"ended without {pattern!r}: {self.buffer[-600:]!r}"
-                self.buffer += _ANSI.sub("", data.decode("utf-8", "replace"))
-
-    def type(self, line: str) -> None:
-        os.write(self.fd, (line + "\r").encode())
-
-    def close(self) -> int:
-        try:
-            code = self.proc.wait(30)
-        finally:
-            os.close(self.fd)
-        return code
-
-
-PROMPT = r"(Your choice[^\n]*> |Your play[^\n]*> |Play again\?[^\n]*> )"
-
-
-def test_enter_in_play_takes_the_first_hint_and_play_again_starts_a_new_game() -> None:
-    term = Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0"])
-    try:
-        plays = 0
-        while True:
-            prompt = term.expect(PROMPT)
-            if "Play again?" in prompt:
-                break
-            if "Your play" in prompt:
-                line = prompt.splitlines()[-1]
-                # Enter is named in the prompt: the first hint, never a silent 托管 pass
-                assert re.search(r"Enter = (hint 1: |\S*pass)", line), line
-                plays += 1
-            term.type("")
-        assert plays > 0
-        term.type("y")                             # play again: a new deal
-        assert "保皇 Baohuang" in term.expect(r"seed \d+")
-        term.expect(PROMPT)
-        term.type("quit")
-        term.expect("Bye")
-        assert term.close() == 0
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.close()
-
-
-def test_play_again_answered_with_enter_ends() -> None:
-    term = Terminal(["play", "--seed", "12", "--bots", "hosted", "--delay", "0"])
-    try:
-        while "Play again?" not in term.expect(PROMPT):
-            term.type("")
-        term.type("")
-        assert term.close() == 0
-        assert "seed" not in term.buffer
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.close()
-
-
-def test_lines_typed_ahead_are_answered_in_order_not_dropped() -> None:
-    """Everything typed while the bots play — whole lines, and a line begun before the
-    prompt comes — reaches the next prompts in order; no prompt throws typed input away."""
-    term = Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0.2"])
-    try:
-        # before the program has read anything: "1" for the role phase's question (claim
-        # the solo), "1" for hint 1 at the first play prompt, then "p" (refused when
-        # leading) and "?" (the help) at the next
-        os.write(term.fd, b"1\r1\rp\r?\r")
-        while "Your play" not in term.expect(PROMPT):
-            pass
-        assert "You 出 play 6 6 6" in term.expect(r"Your play[^\n]*> ")
-        answered = term.expect(r"Your play[^\n]*> ")
-        assert "you lead: you must play, not pass" in answered
-        answered = term.expect(r"Your play[^\n]*> ")
-        assert "Ranks: BJ > SJ" in answered                 # the help, for the typed "?"
-        # a play, then (while the four bots answer it) half a line typed ahead: the next
-        # prompt gets those keys, and Enter completes the line
-        term.type("")
-        os.write(term.fd, b"?")
-        term.expect(r"passes")
-        term.expect(r"Your play[^\n]*> ")
-        os.write(term.fd, b"\r")
-        assert "Ranks: BJ > SJ" in term.expect(r"Your play[^\n]*> ")
-        term.type("quit")
-        term.expect("Bye")
-        assert term.close() == 0
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.close()

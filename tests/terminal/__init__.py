@@ -1,0 +1,1 @@
+"""The terminal client: ``baohuang play`` and ``baohuang rules``."""
