@@ -242,3 +242,26 @@ def swapped(game: Game, viewer: int, rng: random.Random) -> Game | None:
         return None
     assert twin.hand(a) != game.hand(a)
     return twin
+
+
+def in_play(r: RuleSet, *, solo: str | None = None, guard_open: bool = False,
+            seeds: range = range(4000)) -> Game:
+    """A game in the play phase: 2 against 3 (Guard hidden unless
+    ``guard_open``) or a solo of the given kind (``card`` guard mode)."""
+    def pred(g: Game) -> bool:
+        return (bh.GUARD_CARD in g.hand(actor(g))) == (solo is not None)
+    game = find_game(r, pred, seeds)
+
+    def choose(g: Game) -> ActionKind | None:
+        if g.stage is Stage.GUARD:
+            if solo is not None:
+                return A.SOLO_OPEN if solo == "open" else A.SOLO_HIDDEN
+            return A.GUARD_OPEN if guard_open else A.GUARD_HIDDEN
+        return None
+    through_roles(game, choose)
+    assert game.solo == solo and stage(game) is Stage.PLAY
+    return game
+
+
+def rebels_of(game: Game) -> list[int]:
+    return [s for s in range(5) if s not in (game.emperor, game.guard)]
