@@ -265,3 +265,21 @@ def in_play(r: RuleSet, *, solo: str | None = None, guard_open: bool = False,
 
 def rebels_of(game: Game) -> list[int]:
     return [s for s in range(5) if s not in (game.emperor, game.guard)]
+
+
+def holder(game: Game, card: bh.Card) -> int:
+    return next(s for s in range(5) if card in game.hand(s))
+
+
+def event_types(game: Game) -> list[str]:
+    return [e["type"] for e in game.events_for(None)]
+
+
+def decline_until(game: Game, until: Stage) -> list[int]:
+    """Answer ``decline`` (or the only legal answer) until ``until``; the seats asked."""
+    asked = []
+    while stage(game) is not until:
+        asked.append(game.to_act)
+        k = kinds(game)
+        act(game, A.DECLINE if A.DECLINE in k else k[0])
+    return [s for s in asked if s is not None]
