@@ -9,8 +9,8 @@ hidden hands by sampling-importance-resampling against the play model, so
 deals in which a seat passed while holding a cheap beat are drawn less
 often.  Its budget is playouts (``belief-N``: ``N`` playouts, reproducible)
 or a think time in seconds (``time_limit``, read from ``clock``), as for
-``search``; the difficulty levels of :mod:`baohuang.bots.levels` are this bot
-with think times.
+``search``; the expert level of :mod:`baohuang.bots.levels` is this bot
+anchored on the ``learned`` bot, with a think time.
 
 >>> import baohuang as bh
 >>> from baohuang.bots import make_bot
