@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve cluster test lint typecheck unit bench bench-server install clean screenshots
+.PHONY: play serve cluster test lint typecheck unit test-compiled bench bench-server install clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,23 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
+# The compiled build (setup.py: the engine's and the environments' hot modules compiled
+# by mypyc) as a wheel, installed into its own venv, and the tests of what it compiles
+# run there against it (not against src/).  Needs a C compiler.
+COMPILED_VENV := .venv-compiled
+COMPILED_TESTS := tests/engine tests/env tests/bots tests/learn
+test-compiled: $(STAMP)
+	rm -rf build $(COMPILED_VENV)/wheel
+	BAOHUANG_COMPILE=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps \
+		-w $(COMPILED_VENV)/wheel .
+	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
+	$(COMPILED_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(COMPILED_VENV)/bin/python -m pip install --quiet "$$(ls $(COMPILED_VENV)/wheel/*.whl)[dev,rl,train]"
+	$(COMPILED_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps $(COMPILED_VENV)/wheel/*.whl
+	$(COMPILED_VENV)/bin/python -c "import baohuang.engine.game as g; \
+		assert g.__file__.endswith('.so') and '$(COMPILED_VENV)' in g.__file__, g.__file__"
+	$(COMPILED_VENV)/bin/python -m pytest $(COMPILED_TESTS)
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/engine.py
@@ -51,4 +68,4 @@ screenshots:
 	$(BIN)/python tests/web/screenshots.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(COMPILED_VENV) build .mypy_cache .pytest_cache .ruff_cache

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import random
 from typing import Any
 
@@ -47,6 +49,22 @@ def test_record_in_the_middle_of_a_game(preset: str) -> None:
         again.apply(action)
     assert again.result == game.result
     assert game.copy().record() == game.record()
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_game_plays_on_alone(how: str) -> None:
+    # OpenSpiel clones states with copy.deepcopy; RL tools pickle environments
+    game = random_game("shandong", 8, stop=30)
+    twin = copy.deepcopy(game) if how == "deepcopy" else pickle.loads(pickle.dumps(game))
+    assert snapshot(twin) == snapshot(game) and twin.record() == game.record()
+    rng = random.Random(3)
+    while not twin.is_over:
+        twin.apply(rng.choice(twin.legal_actions()))
+    assert len(game.record()["actions"]) == 30 and not game.is_over
+    rng = random.Random(3)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    assert game.result == twin.result and game.replay_events() == twin.replay_events()
 
 
 def test_same_seed_and_actions_give_the_same_game() -> None:
@@ -149,11 +167,16 @@ def test_illegal_plays_change_nothing() -> None:
         Action(A.CALL, (plain[0],)),                         # a role action
         Action(A.KICK), Action(A.REBEL), Action(A.STEAL),
         Action(A.PLAY, tuple([plain[0]] * (game.hand(e).count(plain[0]) + 1))),
-        "play 9", None,                                      # not actions at all
     ]
     for action in bad:
         with pytest.raises(IllegalAction):
             game.apply(action)
+        assert snapshot(game) == before
+    # not actions at all: a type error, as a compiled build's typed call says too
+    not_actions: list[Any] = ["play 9", None, ("play", ())]
+    for thing in not_actions:
+        with pytest.raises(TypeError):
+            game.apply(thing)
         assert snapshot(game) == before
     with pytest.raises(IllegalAction):
         game.apply(Action(A.LEAVE, seat=None))

@@ -263,10 +263,10 @@ class Game:
     def apply(self, action: Action) -> None:
         """Apply the action of the seat to act (or ``leave`` by any seat).
         Raises :class:`IllegalAction` and leaves the game unchanged when the
-        action is not allowed now."""
+        action is not allowed now (``TypeError`` for what is not an action)."""
         st = self._st
         if not isinstance(action, Action):
-            raise IllegalAction(f"not an action: {action!r}")
+            raise TypeError(f"not an action: {action!r}")
         stage = st.stage
         kind = action.kind
         if stage is _PLAY:
@@ -359,9 +359,9 @@ class Game:
         }
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
+    def from_record(cls, record: object) -> Game:
         """Rebuild a game from :meth:`record` (raises ``ValueError`` naming
-        what is wrong with a bad record)."""
+        what is wrong with a bad record, whatever it is)."""
         if not isinstance(record, dict):
             raise ValueError(f"a game record must be an object, not {type(record).__name__}")
         if record.get("version") != RECORD_VERSION:
@@ -401,6 +401,19 @@ class Game:
         """An independent copy (by replaying the record)."""
         return Game.from_record(self.record())
 
+    def __reduce__(self) -> tuple[Any, tuple[GameState, bool, list[Action]]]:
+        """For ``copy.deepcopy`` (OpenSpiel clones its states so) and ``pickle``: the
+        state, set-up or not, and the actions; the copy's derived caches start afresh.
+        (A compiled build's ``Game`` can be made only through its constructor.)"""
+        return _restore, (self._st, self._set_up, self._actions)
+
     def __repr__(self) -> str:
         return (f"<Game seed={self.seed} stage={self.stage.value} to_act={self.to_act} "
                 f"actions={len(self._actions)}>")
+
+
+def _restore(state: GameState, set_up: bool, actions: list[Action]) -> Game:
+    """The game of :meth:`Game.__reduce__`."""
+    game = Game(state, set_up=set_up)
+    game._actions = actions
+    return game

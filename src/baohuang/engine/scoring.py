@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from .cards import RANK_OF, Card
@@ -187,6 +187,11 @@ class TributeBasis:
     solo: SoloKind | None
     royal_won: bool | None          # None: a draw, no tribute
     order: tuple[int, ...]
+
+    def __reduce__(self) -> tuple[type[TributeBasis], tuple[Any, ...]]:
+        """For ``copy.deepcopy`` and ``pickle``: made again through the constructor
+        (the only way a compiled build's TributeBasis can be made)."""
+        return TributeBasis, tuple(getattr(self, f.name) for f in fields(self))
 
     def to_dict(self) -> dict[str, Any]:
         return {"emperor": self.emperor, "guard": self.guard, "solo": self.solo,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, RANK_SLOTS, TEHUA_CARD, Card, Deck, make_deck
 from .events import CardShown, Deal, Event, EventKind, Over, Transfer
@@ -61,6 +61,11 @@ class Result:
     left: int | None = None
     order: tuple[int, ...] = ()
     royal_won: bool | None = None
+
+    def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
+        """For ``copy.deepcopy`` and ``pickle``: made again through the constructor
+        (the only way a compiled build's Result can be made)."""
+        return Result, tuple(getattr(self, f.name) for f in fields(self))
 
     def to_dict(self) -> dict[str, object]:
         return {"places": list(self.places), "scores": list(self.scores),
@@ -132,6 +137,11 @@ class GameState:
     result: Result | None = None
     # per seat: how many times a card came into or left its hand
     hand_changes: list[int] = field(default_factory=lambda: [0] * 5, compare=False, repr=False)
+
+    def __reduce__(self) -> tuple[type[GameState], tuple[Any, ...]]:
+        """For ``copy.deepcopy`` and ``pickle``: made again through the constructor
+        (the only way a compiled build's GameState can be made)."""
+        return GameState, tuple(getattr(self, f.name) for f in fields(self))
 
     # -- cards ---------------------------------------------------------------
     def give(self, seat: int, cards: list[Card] | tuple[Card, ...]) -> None:

@@ -1,0 +1,77 @@
+"""The package's build, with an optional compiled one.
+
+Everything about the package is in ``pyproject.toml``; this file adds one thing: with
+``BAOHUANG_COMPILE=1`` in the environment, a wheel (``pip wheel``, ``pip install .``)
+has the engine's and the learning environment's hot modules compiled to C extensions
+by mypyc, beside the pure-Python sources of every module (so the package works the
+same, only faster; ``bench/env.md`` has the figures).  It needs a C compiler; pip
+fetches mypy for the build, or with ``--no-build-isolation`` the environment's own
+mypy is used (the ``dev`` extra's).  Without the variable nothing is compiled, and an
+editable install (``pip install -e .``, what ``make install`` does) never is: a
+compiled module beside its source would shadow every later edit of it.
+
+    BAOHUANG_COMPILE=1 pip wheel --no-deps -w dist .
+    make test-compiled      # builds into .venv-compiled and runs the tests there
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import setup
+
+#: The modules compiled.  Left out, and why (mypyc's limits; ``bench/env.md``):
+#: ``engine/cards.py`` (``Card`` subclasses ``int``, which mypyc compiles only as a
+#: plain Python class), ``engine/views.py`` (it sets ``View``'s slots through their
+#: descriptors, ``View.__dict__``), ``engine/rules.py`` (``RuleSet`` takes option names
+#: as strings and turns them into enums after ``__init__``, while compiled code checks
+#: each argument's declared type first) and ``engine/roles.py`` (mypyc fails inside on
+#: a starred tuple in an ``in`` test); and everything outside the engine's and the
+#: environment's step (bots, server, terminal, tournaments), where the time is not.
+COMPILED = [
+    "src/baohuang/engine/actions.py",
+    "src/baohuang/engine/plays.py",
+    "src/baohuang/engine/moves.py",
+    "src/baohuang/engine/state.py",
+    "src/baohuang/engine/playphase.py",
+    "src/baohuang/engine/game.py",
+    "src/baohuang/engine/events.py",
+    "src/baohuang/engine/scoring.py",
+    "src/baohuang/env/actions.py",
+    "src/baohuang/env/observation.py",
+    "src/baohuang/env/values.py",
+    "src/baohuang/env/vector.py",
+]
+
+#: what mypy needs to see to compile :data:`COMPILED` (the types of their imports)
+BUILD_REQUIRES = ["mypy>=2.4", "numpy>=2.4.6", "gymnasium>=1.4,<2"]
+
+#: setuptools commands that build extension modules (the others, such as the
+#: metadata that pip asks for first, need no compiling)
+_BUILDING = {"bdist_wheel", "build", "build_ext", "install"}
+
+
+def compiled_extensions() -> list[object]:
+    """mypyc's extension modules for :data:`COMPILED`, when a compiled wheel is being
+    built; otherwise none."""
+    if os.environ.get("BAOHUANG_COMPILE", "") != "1":
+        return []
+    if "editable_wheel" in sys.argv or "develop" in sys.argv:
+        sys.exit("BAOHUANG_COMPILE=1: a compiled build cannot be editable "
+                 "(build a wheel: pip wheel . or pip install .)")
+    if not _BUILDING.intersection(sys.argv):
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        sys.exit("BAOHUANG_COMPILE=1 needs mypy in the build environment "
+                 "(pip install mypy, or build without --no-build-isolation)")
+    return list(mypycify(COMPILED, opt_level="3"))
+
+
+setup(
+    ext_modules=compiled_extensions(),
+    # pip's isolated build environment gets these only for a compiled build
+    setup_requires=BUILD_REQUIRES if os.environ.get("BAOHUANG_COMPILE", "") == "1" else [],
+)
