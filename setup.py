@@ -26,8 +26,7 @@ from setuptools import setup
 #: plain Python class), ``engine/views.py`` (it sets ``View``'s slots through their
 #: descriptors, ``View.__dict__``), ``engine/rules.py`` (``RuleSet`` takes option names
 #: as strings and turns them into enums after ``__init__``, while compiled code checks
-#: each argument's declared type first) and ``engine/roles.py`` (mypyc fails inside on
-#: a starred tuple in an ``in`` test); and everything outside the engine's and the
+#: each argument's declared type first); and everything outside the engine's and the
 #: environment's step (bots, server, terminal, tournaments), where the time is not.
 COMPILED = [
     "src/baohuang/engine/actions.py",
@@ -35,6 +34,7 @@ COMPILED = [
     "src/baohuang/engine/moves.py",
     "src/baohuang/engine/state.py",
     "src/baohuang/engine/playphase.py",
+    "src/baohuang/engine/roles.py",
     "src/baohuang/engine/game.py",
     "src/baohuang/engine/events.py",
     "src/baohuang/engine/scoring.py",

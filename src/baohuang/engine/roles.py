@@ -9,6 +9,7 @@ calls :func:`legal` and :func:`apply` only while the stage is not PLAY.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from .actions import Action, ActionKind
 from .cards import EMPEROR_CARD, GUARD_CARD, RANK_OF, TEHUA_CARD, Card, Rank
@@ -75,28 +76,30 @@ def _emperor_choices(st: GameState) -> list[Action]:
 def _emperor_turn(st: GameState) -> None:
     """Ask the candidate, or settle the Emperor where nobody is asked."""
     mode = st.rules.abdication
-    auto = mode is Abdication.NONE or (
-        mode is Abdication.SKIP_TWO_IF_SOLO and st.rules.guard_mode is GuardMode.CALL)
-    while auto:
-        if _able(st, st.candidate):
-            _fix_emperor(st, st.candidate)
-            return
-        # 叫不起: the Emperor card passes on by itself (seed 001).
-        if not _pass_card(st, st.candidate, (st.candidate + 1) % 5, extra=None):
-            return
+    if mode is Abdication.NONE or (
+            mode is Abdication.SKIP_TWO_IF_SOLO and st.rules.guard_mode is GuardMode.CALL):
+        while not _able(st, st.candidate):
+            # 叫不起: the Emperor card passes on by itself (seed 001).
+            if not _pass_card(st, st.candidate, (st.candidate + 1) % 5, extra=None):
+                return
+        _fix_emperor(st, st.candidate)
+        return
     st.stage = Stage.EMPEROR
     st.to_act = st.candidate
 
 
 _CLOCKWISE = (Abdication.CLOCKWISE_WITH_TWO, Abdication.CLOCKWISE_THEN_TWO)
+#: the ways the Emperor card passes on to the next seat, +1 (the others: to seat -1)
+_FORWARD: Final = frozenset((*_CLOCKWISE, Abdication.NONE, Abdication.SKIP_TWO_IF_SOLO))
+#: the ways in which a decliner may add a card to the Emperor card (_tribute_card)
+_WITH_TRIBUTE: Final = frozenset((Abdication.TO_PREV_WITH_TWO, *_CLOCKWISE))
 #: a vote's event: what was voted on -> (no, yes)
 _VOTES = {"rebel": (EventKind.NO_REBEL, EventKind.REBEL),
           "kick": (EventKind.NO_KICK, EventKind.KICK)}
 
 
 def _direction(st: GameState) -> int:
-    return 1 if st.rules.abdication in (*_CLOCKWISE, Abdication.NONE,
-                                        Abdication.SKIP_TWO_IF_SOLO) else -1
+    return 1 if st.rules.abdication in _FORWARD else -1
 
 
 def _pass_card(st: GameState, giver: int, receiver: int, extra: Card | None) -> bool:
@@ -180,7 +183,7 @@ def _apply_emperor(st: GameState, action: Action) -> None:
         _fix_emperor(st, receiver)
         return
     extra = None
-    if mode in (Abdication.TO_PREV_WITH_TWO, *_CLOCKWISE) and st.declines >= 1:
+    if mode in _WITH_TRIBUTE and st.declines >= 1:
         extra = _tribute_card(st, c)
     if _pass_card(st, c, (c + _direction(st)) % 5, extra):
         _emperor_turn(st)
