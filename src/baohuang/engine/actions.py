@@ -131,10 +131,9 @@ def _parse(text: str) -> Action:
     words = text.split()
     if not words:
         raise ActionParseError("empty action")
-    try:
-        kind = ActionKind(words[0].lower())
-    except ValueError:
-        raise ActionParseError(f"unknown action {words[0]!r}") from None
+    kind = _KINDS.get(words[0]) or _KINDS.get(words[0].lower())
+    if kind is None:
+        raise ActionParseError(f"unknown action {words[0]!r}")
     rest = words[1:]
     if kind is ActionKind.LEAVE:
         if len(rest) != 1 or not rest[0].isdigit():
@@ -147,6 +146,8 @@ def _parse(text: str) -> Action:
     return Action.make(kind, cards)
 
 
+#: each kind by its text (``ActionKind(text)``, one lookup)
+_KINDS: dict[str, ActionKind] = {kind.value: kind for kind in ActionKind}
 #: text -> action, for the texts read lately (see Action.parse)
 _parsed: dict[str, Action] = {}
 _PARSED_MAX = 50_000

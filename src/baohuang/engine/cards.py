@@ -20,6 +20,7 @@ from enum import IntEnum, StrEnum
 from typing import Final
 
 __all__ = [
+    "CARD_BY_TEXT",
     "EMPEROR_CARD",
     "GUARD_CARD",
     "RANKS",
@@ -180,6 +181,10 @@ def _text(value: int) -> str:
 CARD_TEXT: Final[tuple[str, ...]] = tuple(
     _text(v) if v in _CARDS else "" for v in range(max(_CARDS) + 1))
 
+#: Every card by its text (``CARD_BY_TEXT[str(c)] is c``): reading a card as ``str``
+#: wrote it — the texts of messages, views and actions — is one lookup.
+CARD_BY_TEXT: Final[dict[str, Card]] = {CARD_TEXT[v]: c for v, c in _CARDS.items()}
+
 #: The rank value (3..18) of every card, indexed by the card: ``RANK_OF[card]`` is
 #: ``int(card.rank)``, as fast as the card's own bits (the one place that reads them).
 RANK_OF: Final[tuple[int, ...]] = tuple(v >> 4 for v in range(max(_CARDS) + 1))
@@ -217,6 +222,9 @@ def parse_card(token: str) -> Card:
     ...
     baohuang.engine.cards.CardParseError: not a card: '11' (e.g. 9, 10h, Q, 2, SJ, BJ, BJ*)
     """
+    card = CARD_BY_TEXT.get(token)
+    if card is not None:
+        return card
     text = token.strip().upper()
     marked = text.endswith("*")
     if marked:
@@ -246,7 +254,10 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     baohuang.engine.cards.CardParseError: not a card: 'x' (e.g. 9, 10h, Q, 2, SJ, BJ, BJ*)
     """
     tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return [parse_card(t) for t in tokens]
+    try:
+        return list(map(CARD_BY_TEXT.__getitem__, tokens))
+    except KeyError:
+        return [parse_card(t) for t in tokens]
 
 
 def format_cards(cards: Iterable[Card]) -> str:

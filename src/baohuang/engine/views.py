@@ -11,7 +11,7 @@ from itertools import repeat
 from typing import Annotated, Any, Final, NamedTuple, TypeVar, cast, get_origin, get_type_hints
 
 from .actions import Action
-from .cards import Card, make_deck, parse_card
+from .cards import Card, parse_cards
 from .events import EventKind, EventLog, Play, SeenEvent
 from .scoring import stake_of
 from .state import GameState, Stage
@@ -202,7 +202,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     grew = len(played)
     for ev in st.events[before.seen:]:
         if ev.kind is _PLAY_EVENT:
-            played.extend(_cards(cast(Play, ev.data).cards))
+            played.extend(parse_cards(cast(Play, ev.data).cards))
     if len(played) != grew:
         played_cards = tuple(played)
     stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks)
@@ -400,12 +400,6 @@ def _view_of(values: dict[str, Any]) -> View:
     return view
 
 
-def _cards(tokens: list[str]) -> list[Card]:
-    return [_BY_TEXT.get(t) or parse_card(t) for t in tokens]
-
-
-#: Dealt cards by their text (events hold played cards as text).
-_BY_TEXT: dict[str, Card] = {str(c): c for c in set(make_deck("full"))}
 
 #: The JSON form of a :class:`View` (made from its fields by :mod:`.wire`): the server
 #: sends it, the Python client reads it (``VIEW_CODEC.decode``; the played cards only

@@ -36,7 +36,7 @@ from operator import is_not
 from typing import Any, Generic, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .actions import Action, parse_actions
-from .cards import CARD_TEXT, Card, parse_card
+from .cards import CARD_BY_TEXT, CARD_TEXT, Card, parse_card
 from .events import PAYLOADS, Event, EventKind, EventLog, Payload, SeenEvent
 
 __all__ = ["RecordCodec", "converters", "event_from_json", "from_json", "to_json"]
@@ -45,21 +45,11 @@ _R = TypeVar("_R")
 #: a field's conversion, or None where the JSON value is the value itself
 Convert = Callable[[Any], Any] | None
 
-_card_of: dict[str, Card] = {}
-
-
-def _card(text: str) -> Card:
-    card = _card_of.get(text)
-    if card is None:
-        card = _card_of[text] = parse_card(text)
-    return card
-
-
 def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
     try:
-        return tuple(map(_card_of.__getitem__, texts))
+        return tuple(map(CARD_BY_TEXT.__getitem__, texts))
     except KeyError:
-        return tuple(map(_card, texts))
+        return tuple(map(parse_card, texts))
 
 
 def _texts(cards: Sequence[Card]) -> list[str]:
@@ -118,7 +108,7 @@ def converters(of: Any) -> tuple[Convert, Convert]:
         write, read = converters(inner)
         return _or_none(write), _or_none(read)
     if of is Card:
-        return CARD_TEXT.__getitem__, _card
+        return CARD_TEXT.__getitem__, parse_card
     if isinstance(of, type) and issubclass(of, Enum):
         members = {m.value: m for m in of}
         return (lambda v: v.value), (lambda v: members.get(v) or of(v))
