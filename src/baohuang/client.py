@@ -255,8 +255,11 @@ class _Session:
                 on_message(msg)
             if msg.get("type") == "update":      # (most messages: handled without a coroutine)
                 step = self._update(msg)
-                if step is _ACT and self.view is not None:
-                    await self._maybe_act(ws, self.view, msg["version"])
+                view = self.view
+                if step is _ACT and view is not None:
+                    self.last = (view, msg["version"])
+                    if view["to_act"] == view["seat"]:   # (else no decision: no coroutine)
+                        await self._maybe_act(ws, view, msg["version"])
                 elif step is _RESYNC:
                     result.resyncs += 1
                     await ws.send(_encode({"type": "resync", "version": self.version}))

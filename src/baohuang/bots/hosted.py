@@ -9,6 +9,7 @@ leads his lowest single card (a 6 last under 憋6) and a follower passes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from ..engine.actions import Action, ActionKind
 from ..engine.cards import GUARD_CARD, RANK_OF, Card
@@ -19,6 +20,8 @@ __all__ = ["HostedBot", "hosted_action"]
 
 A = ActionKind
 _DEFAULTS = (A.ACCEPT, A.GUARD_HIDDEN, A.SOLO_HIDDEN, A.DECLINE, A.PASS, A.ABDICATE)
+_CALL, _PLAY = A.CALL, A.PLAY
+_kind = attrgetter("kind")
 
 
 def _revealing(card: Card, view: View) -> bool:
@@ -35,21 +38,24 @@ def hosted_action(view: View, legal: Sequence[Action]) -> Action:
     """
     if not legal:
         raise ValueError("no legal action to choose from")
-    kinds = {a.kind: a for a in legal}
+    kinds = set(map(_kind, legal))            # (a lead has dozens of plays: read in C)
     for kind in _DEFAULTS:
         if kind in kinds:
-            return kinds[kind]
-    calls = [a for a in legal if a.kind is A.CALL]
-    if calls:
+            return next(a for a in legal if a.kind is kind)
+    if _CALL in kinds:
+        calls = [a for a in legal if a.kind is _CALL]
         counts = {c: view.hand.count(c) for c in {a.cards[0] for a in calls}}
         return min(calls, key=lambda a: (counts[a.cards[0]] != 3, a.cards[0]))
-    plays = [a for a in legal if a.kind is A.PLAY]
-    if plays:
+    if _PLAY in kinds:
+        plays = [a for a in legal if a.kind is _PLAY]
         singles = [a for a in plays if len(a.cards) == 1]
-        pool = singles or plays
-        return min(pool, key=lambda a: (len(a.cards), RANK_OF[a.cards[-1]] if a.cards else 0,
-                                        sum(_revealing(c, view) for c in a.cards),
-                                        max(a.cards)))
+        if singles:                           # (the key below, for one card)
+            revealing = {GUARD_CARD, view.called}
+            return min(singles, key=lambda a: (RANK_OF[a.cards[0]], a.cards[0] in revealing,
+                                               a.cards[0]))
+        return min(plays, key=lambda a: (len(a.cards), RANK_OF[a.cards[-1]] if a.cards else 0,
+                                         sum(_revealing(c, view) for c in a.cards),
+                                         max(a.cards)))
     return legal[0]
 
 
