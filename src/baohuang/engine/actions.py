@@ -48,6 +48,12 @@ class ActionKind(StrEnum):
     LEAVE = "leave"                # 逃跑: leave the game (any seat, any time)
 
 
+#: (members looked up once: on Python 3.11 ``ActionKind.X`` is a descriptor call, and a
+#: client reads dozens of new actions a decision)
+_WITH_CARDS = frozenset((ActionKind.PLAY, ActionKind.CALL))
+_LEAVE = ActionKind.LEAVE
+
+
 class Action(NamedTuple):
     """One decision.  ``cards`` for ``play`` and ``call``; ``seat`` only for
     ``leave`` (which any seat may do at any time)."""
@@ -98,12 +104,12 @@ class Action(NamedTuple):
     @classmethod
     def make(cls, kind: ActionKind, cards: list[Card] | tuple[Card, ...] = (),
              seat: int | None = None) -> Action:
-        if kind in (ActionKind.PLAY, ActionKind.CALL):
+        if kind in _WITH_CARDS:
             if not cards:
                 raise ActionParseError(f"{kind.value} needs cards")
         elif cards:
             raise ActionParseError(f"{kind.value} takes no cards")
-        if kind is ActionKind.LEAVE and seat is None:
+        if kind is _LEAVE and seat is None:
             raise ActionParseError("leave needs a seat")
         return cls(kind, tuple(cards), seat)
 
