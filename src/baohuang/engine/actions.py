@@ -19,7 +19,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from .cards import Card, CardParseError, parse_cards
+from .cards import CARD_TEXT, Card, CardParseError, parse_cards
 
 __all__ = ["Action", "ActionKind", "ActionParseError", "parse_actions"]
 
@@ -63,17 +63,17 @@ class Action(NamedTuple):
     seat: int | None = None
 
     def __str__(self) -> str:
-        text = self.kind.value
+        text = self.kind._value_
         if self.cards:
-            text += " " + " ".join(str(c) for c in self.cards)
+            text += " " + " ".join(map(CARD_TEXT.__getitem__, self.cards))
         if self.seat is not None:
             text += f" {self.seat}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind.value}
+        out: dict[str, Any] = {"kind": self.kind._value_}
         if self.cards:
-            out["cards"] = [str(c) for c in self.cards]
+            out["cards"] = list(map(CARD_TEXT.__getitem__, self.cards))
         if self.seat is not None:
             out["seat"] = self.seat
         return out

@@ -119,6 +119,10 @@ def _hints(hand: Any, legal: tuple[Action, ...], role: str | None, guard_open: b
 def _actions_json(actions: tuple[Action, ...]) -> str:
     """``FIELD_JSON["legal_actions"](actions)`` as JSON text (each action's text kept)."""
     texts = _action_texts
+    try:                                   # (most often every text is kept: joined in C)
+        return "[" + ",".join(map(texts.__getitem__, actions)) + "]"
+    except KeyError:
+        pass
     parts = []
     for action in actions:
         text = texts.get(action)
