@@ -26,7 +26,7 @@ cluster: $(STAMP)
 	$(BIN)/baohuang cluster
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench setup.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
