@@ -38,8 +38,8 @@ test: lint typecheck unit test-compiled
 
 # The compiled build (setup.py: the engine's and the environments' hot modules compiled
 # by mypyc) as a wheel, installed into its own venv, and the tests of what it compiles
-# run there against it (not against src/).  Needs a C compiler.  About 6 minutes on
-# two shared cores (bench/env.md), so `make test` runs it.
+# run there against it (not against src/).  Needs a C compiler.  5.5-7 minutes on two
+# shared cores (bench/env.md: under the 8 allowed to it), so `make test` runs it.
 COMPILED_VENV := .venv-compiled
 COMPILED_TESTS := tests/engine tests/env tests/bots tests/learn
 test-compiled: $(STAMP)
