@@ -88,11 +88,9 @@ def _table_with_a_free_seat(server: str) -> str:
     return str(post("/api/tables", {"timeout": 600, "bots": bots}, token)["code"])
 
 
-def test_a_lobby_still_loading_never_draws_over_the_invitation(page: Page,
-                                                                  server: str) -> None:
-    """A friend who types a code and presses Join before the lobby's table list has come
-    is asked who he is, and that panel stays when the list comes after all."""
-    code = _table_with_a_free_seat(server)
+def _lobby_with_its_list_held(page: Page, code: str) -> Any:
+    """The lobby, its table list asked for and held back, ``code`` typed to join; the
+    held request (``continue_()`` lets the list come)."""
     held: list[Any] = []
 
     def hold(route: Any) -> None:
@@ -105,10 +103,19 @@ def test_a_lobby_still_loading_never_draws_over_the_invitation(page: Page,
     page.get_by_test_id("join-code").fill(code)
     while not held:                         # (the lobby asked for its list; it waits)
         page.wait_for_timeout(20)
+    return held[0]
+
+
+def test_a_lobby_still_loading_never_draws_over_the_invitation(page: Page,
+                                                                  server: str) -> None:
+    """A friend who types a code and presses Join before the lobby's table list has come
+    is asked who he is, and that panel stays when the list comes after all."""
+    code = _table_with_a_free_seat(server)
+    held = _lobby_with_its_list_held(page, code)
     page.evaluate("() => { window.lobbyScreen = window.baohuang.screen; }")
     page.get_by_test_id("join").click()
     page.get_by_test_id("invite-name").wait_for()
-    held[0].continue_()                     # the list comes, the lobby draws...
+    held.continue_()                     # the list comes, the lobby draws...
     page.wait_for_function("() => window.lobbyScreen.rules !== null "
                            "|| window.lobbyScreen.error !== null")
     assert page.get_by_test_id("invite-name").is_visible()   # ...where nobody sees it
@@ -125,19 +132,8 @@ def test_a_code_typed_while_the_lobby_loads_is_still_there_when_it_has_loaded(
     """The lobby redraws when its table list comes: a code typed before that is not
     lost, and Join then takes the friend to the table."""
     code = _table_with_a_free_seat(server)
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        if route.request.method == "GET":
-            held.append(route)
-        else:
-            route.continue_()
-    page.route("**/api/tables", hold)
-    page.goto("/")
-    page.get_by_test_id("join-code").fill(code)
-    while not held:                         # (the lobby asked for its list; it waits)
-        page.wait_for_timeout(20)
-    held[0].continue_()                     # the list comes, the lobby draws again
+    held = _lobby_with_its_list_held(page, code)
+    held.continue_()                     # the list comes, the lobby draws again
     page.get_by_test_id("create-form").wait_for()
     assert page.get_by_test_id("join-code").input_value() == code
     page.get_by_test_id("join").click()
