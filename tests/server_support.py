@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import websockets
 
@@ -88,6 +89,12 @@ def shared_server(kind: str) -> ServerProcess:
             shutil.rmtree(directory, ignore_errors=True)
         atexit.register(stop)
     return _SHARED[kind]
+
+
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    """The ``error`` object of an API answer (its ``code`` and ``message``)."""
+    body: dict[str, Any] = response.json()["error"]
+    return body
 
 
 async def guests(url: str, count: int, prefix: str = "p") -> list[Client]:

@@ -31,11 +31,6 @@ def server() -> ServerProcess:
     return shared_server("sqlite")
 
 
-def _error(response: httpx.Response) -> dict[str, Any]:
-    body: dict[str, Any] = response.json()["error"]
-    return body
-
-
 # -- 5. bounded input -------------------------------------------------------------------------
 DEEP = "[" * 5000 + "]" * 5000
 HUGE = 10**40

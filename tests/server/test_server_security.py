@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import Raw, guests, shared_server
+from server_support import Raw, error_of, guests, shared_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from baohuang.bots import hosted_action
@@ -27,11 +27,6 @@ def server() -> ServerProcess:
     return shared_server("sqlite")
 
 
-def _error(response: httpx.Response) -> dict[str, Any]:
-    body: dict[str, Any] = response.json()["error"]
-    return body
-
-
 # -- 1. deals ---------------------------------------------------------------------------------
 def test_a_rated_table_refuses_a_chosen_seed(server: ServerProcess) -> None:
     token = httpx.post(server.url + "/api/guest", json={"name": "seeder"}).json()["token"]
@@ -39,10 +34,10 @@ def test_a_rated_table_refuses_a_chosen_seed(server: ServerProcess) -> None:
     for path in ("/api/tables", "/api/quickplay"):
         refused = httpx.post(server.url + path, json={"seed": 12}, headers=auth)
         assert refused.status_code == 400, refused.text
-        assert _error(refused)["code"] == "bad_request"
-        assert "practice" in _error(refused)["message"]
+        assert error_of(refused)["code"] == "bad_request"
+        assert "practice" in error_of(refused)["message"]
         wrong = httpx.post(server.url + path, json={"seed": 12, "practice": "yes"}, headers=auth)
-        assert wrong.status_code == 400 and "'practice'" in _error(wrong)["message"]
+        assert wrong.status_code == 400 and "'practice'" in error_of(wrong)["message"]
     made = httpx.post(server.url + "/api/tables", json={"seed": 12, "practice": True},
                       headers=auth)
     assert made.status_code == 201 and made.json()["table"]["practice"] is True
@@ -283,7 +278,7 @@ def test_every_answer_carries_the_security_headers(server: ServerProcess) -> Non
 def test_requests_from_another_site_are_refused(server: ServerProcess) -> None:
     evil = {"Origin": "https://evil.example"}
     refused = httpx.post(server.url + "/api/guest", json={"name": "csrf"}, headers=evil)
-    assert refused.status_code == 403 and _error(refused)["code"] == "bad_origin"
+    assert refused.status_code == 403 and error_of(refused)["code"] == "bad_origin"
     host = server.url.split("://", 1)[1]
     own = httpx.post(server.url + "/api/guest", json={"name": "same-site"},
                      headers={"Origin": f"http://{host}"})
@@ -326,7 +321,7 @@ def test_logins_are_limited_tables_per_user_too_and_the_lobby_pages(tmp_path: Pa
         tries = [httpx.post(url + "/api/login", json={"name": "Qian", "password": "wrong!"})
                  for _ in range(4)]
         assert [r.status_code for r in tries] == [401, 401, 401, 429]
-        assert _error(tries[-1])["code"] == "rate_limited"
+        assert error_of(tries[-1])["code"] == "rate_limited"
         # the right password does not help now; another name from the same address is
         # limited by the address's count
         assert httpx.post(url + "/api/login", json={"name": "Qian", "password": "qian-pass"}
@@ -337,7 +332,7 @@ def test_logins_are_limited_tables_per_user_too_and_the_lobby_pages(tmp_path: Pa
         auth = {"Authorization": f"Bearer {token}"}
         made = [httpx.post(url + "/api/tables", json={}, headers=auth) for _ in range(3)]
         assert [r.status_code for r in made] == [201, 201, 429]
-        assert _error(made[-1])["code"] == "too_many_tables"
+        assert error_of(made[-1])["code"] == "too_many_tables"
         page = httpx.get(url + "/api/tables?limit=1&offset=1").json()
         assert page["total"] == 2 and page["limit"] == 1 and page["offset"] == 1
         assert [t["id"] for t in page["tables"]] == [made[0].json()["id"]]   # newest first
@@ -355,14 +350,14 @@ def test_a_caller_who_keeps_failing_to_log_in_waits_longer_each_tier(tmp_path: P
                               json={"name": "Sun", "password": "wrong-pass"})
         tries = [login() for _ in range(3)]
         assert [r.status_code for r in tries] == [401, 401, 429]
-        assert _error(tries[-1])["code"] == "rate_limited"
+        assert error_of(tries[-1])["code"] == "rate_limited"
         assert 1 <= int(tries[-1].headers["Retry-After"]) <= 10
         time.sleep(10.5)                # the short window has passed: one more try
         assert login().status_code == 401
         refused = login()                # and the hour's tier is full
         assert refused.status_code == 429
         assert 60 < int(refused.headers["Retry-After"]) <= 3600
-        assert f"in {refused.headers['Retry-After']} s" in _error(refused)["message"]
+        assert f"in {refused.headers['Retry-After']} s" in error_of(refused)["message"]
 
 
 def test_logout_ends_every_socket_of_the_session(server: ServerProcess) -> None:
@@ -399,7 +394,7 @@ def test_an_expired_session_is_no_session(tmp_path: Path, limit: str) -> None:
     with ServerThread(config) as server:
         token = httpx.post(server.url + "/api/guest", json={"name": "expired"}).json()["token"]
         me = httpx.get(server.url + "/api/me", headers={"Authorization": f"Bearer {token}"})
-        assert me.status_code == 401 and _error(me)["code"] == "login_required"
+        assert me.status_code == 401 and error_of(me)["code"] == "login_required"
 
         async def hello() -> dict[str, Any]:
             raw = await Raw.connect(server.url, token)
