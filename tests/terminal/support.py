@@ -78,3 +78,12 @@ class Terminal:
         finally:
             os.close(self.fd)
         return code
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """A program still running when the test ends (it failed) is killed."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.close()

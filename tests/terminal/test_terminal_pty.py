@@ -13,8 +13,7 @@ PROMPT = r"(Your choice[^\n]*> |Your play[^\n]*> |Play again\?[^\n]*> )"
 
 
 def test_enter_in_play_takes_the_first_hint_and_play_again_starts_a_new_game() -> None:
-    term = Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0"])
-    try:
+    with Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0"]) as term:
         plays = 0
         while True:
             prompt = term.expect(PROMPT)
@@ -33,31 +32,21 @@ def test_enter_in_play_takes_the_first_hint_and_play_again_starts_a_new_game() -
         term.type("quit")
         term.expect("Bye")
         assert term.close() == 0
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.close()
 
 
 def test_play_again_answered_with_enter_ends() -> None:
-    term = Terminal(["play", "--seed", "12", "--bots", "hosted", "--delay", "0"])
-    try:
+    with Terminal(["play", "--seed", "12", "--bots", "hosted", "--delay", "0"]) as term:
         while "Play again?" not in term.expect(PROMPT):
             term.type("")
         term.type("")
         assert term.close() == 0
         assert "seed" not in term.buffer
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.close()
 
 
 def test_lines_typed_ahead_are_answered_in_order_not_dropped() -> None:
     """Everything typed while the bots play — whole lines, and a line begun before the
     prompt comes — reaches the next prompts in order; no prompt throws typed input away."""
-    term = Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0.2"])
-    try:
+    with Terminal(["play", "--seed", "11", "--bots", "hosted", "--delay", "0.2"]) as term:
         # before the program has read anything: "1" for the role phase's question (claim
         # the solo), "1" for hint 1 at the first play prompt, then "p" (refused when
         # leading) and "?" (the help) at the next
@@ -80,7 +69,3 @@ def test_lines_typed_ahead_are_answered_in_order_not_dropped() -> None:
         term.type("quit")
         term.expect("Bye")
         assert term.close() == 0
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.close()
