@@ -29,6 +29,16 @@ def test_loadtest_command_reports_a_clean_run(server: ServerProcess) -> None:
     assert 0 < report["latency_ms"]["p50"] <= report["latency_ms"]["p99"]
 
 
+def test_loadtest_plays_a_named_bot_through_the_python_client(server: ServerProcess) -> None:
+    # (--bot: every client a baohuang.client.Client with that bot, a full view a decision)
+    result = CliRunner().invoke(app, ["loadtest", "--server", server.url, "--tables", "1",
+                                      "--bot", "random", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["games_finished"] == 1 and report["errors"] == 0
+    assert report["messages"] > report["moves"] > 20
+
+
 def test_loadtest_fails_when_games_do_not_finish(server: ServerProcess) -> None:
     # clients that think 0.5-1.5 s a move cannot finish a game of hundreds of moves in 1 s
     result = CliRunner().invoke(app, ["loadtest", "--server", server.url, "--tables", "1",

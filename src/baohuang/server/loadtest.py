@@ -1,7 +1,11 @@
 """``baohuang loadtest``: N tables × five client bots over WebSocket.
 
-Every client is a :class:`baohuang.client.Client` — the same code an outside
-program uses — playing with a registered bot.  The report counts games
+By default every client is the lean player of :mod:`.loadclient`: it speaks the
+protocol as any client does but decodes of each message only what it needs and
+answers as 托管 from the legal-action texts the server sends (a load generator
+should cost little next to the server it measures).  With ``bot`` every client is
+a :class:`baohuang.client.Client` — the same code an outside program uses, a full
+view a decision — playing with that registered bot.  The report counts games
 finished, errors, resyncs and reconnects, the messages received per second,
 and the move→broadcast latency: from a client sending ``act`` until its own
 move comes back as an event.
@@ -29,6 +33,7 @@ from ..bots import make_bot
 from ..client import Client, PlayResult
 from ..engine.actions import Action
 from ..engine.views import View
+from .loadclient import LeanResult, play_lean
 from .runtime import tune_gc
 
 __all__ = ["LoadReport", "run_loadtest", "run_on_fast_loop"]
@@ -128,12 +133,14 @@ def _thinking(bot: str, seed: int, think: float) -> Any:
     return decide
 
 
-async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "hosted",
+async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | None = None,
                        think: float = 0.0, timeout: float | None = None,
                        preset: str = "shandong",
                        processes: int = 1, first: int = 0,
                        tables_at: str | None = None) -> LoadReport:
-    """Fill ``tables`` tables with five client bots each and play ``games`` games.
+    """Fill ``tables`` tables with five client bots each and play ``games`` games:
+    lean players (:func:`.loadclient.play_lean`), or with ``bot`` Python clients
+    (:class:`baohuang.client.Client`) playing that bot.
     ``tables_at``: another node of the same cluster, where the tables are made (their
     actors run there) while the clients connect to ``server``.
     With ``processes`` > 1 the clients are split over that many worker processes
@@ -167,13 +174,16 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
                                                 practice=True, seed=first + t)
             ids.append(made["id"])
         started = time.perf_counter()
-        plays = [clients[i].play(ids[i // 5], _thinking(bot, first * 5 + i, think),
-                                 max_backoff=2.0)
-                 for i in range(len(clients))]
+        url = clients[0].ws_url()
+        plays: list[Coroutine[Any, Any, PlayResult | LeanResult]] = [
+            play_lean(url, clients[i].token or "", ids[i // 5], think=think,
+                      seed=first * 5 + i, max_backoff=2.0) if bot is None else
+            clients[i].play(ids[i // 5], _thinking(bot, first * 5 + i, think), max_backoff=2.0)
+            for i in range(len(clients))]
         tasks = [asyncio.ensure_future(p) for p in plays]
         await asyncio.wait(tasks, timeout=timeout)
         report.seconds = time.perf_counter() - started
-        results: list[PlayResult | BaseException] = []
+        results: list[PlayResult | LeanResult | BaseException] = []
         for task in tasks:
             if not task.done():
                 task.cancel()
@@ -193,7 +203,7 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
         report.bytes += result.bytes
         report.resyncs += result.resyncs
         report.reconnects += result.reconnects
-        report.moves += len(result.sent)
+        report.moves += len(result.sent) if isinstance(result, PlayResult) else result.moves
         report.latencies.extend(result.latencies)
         codes.update(str(e.get("code")) for e in result.errors)
     report.errors = sum(codes.values())
@@ -201,14 +211,15 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str = "
     return report
 
 
-def _worker(server: str, tables: int, games: int, bot: str, think: float,
+def _worker(server: str, tables: int, games: int, bot: str | None, think: float,
             timeout: float | None, preset: str, first: int) -> LoadReport:
     return run_on_fast_loop(run_loadtest(server, tables=tables, games=games, bot=bot,
                                          think=think,
                                     timeout=timeout, preset=preset, first=first))
 
 
-async def _in_processes(server: str, *, tables: int, games: int, bot: str, think: float,
+async def _in_processes(server: str, *, tables: int, games: int, bot: str | None,
+                        think: float,
                         timeout: float | None, preset: str, processes: int) -> LoadReport:
     import concurrent.futures
     import multiprocessing
