@@ -24,7 +24,8 @@ from setuptools import setup
 #: The modules compiled.  Left out, and why (mypyc's limits; ``bench/env.md``):
 #: ``engine/cards.py`` (``Card`` subclasses ``int``, which mypyc compiles only as a
 #: plain Python class), ``engine/views.py`` (it sets ``View``'s slots through their
-#: descriptors, ``View.__dict__``), ``engine/rules.py`` (``RuleSet`` takes option names
+#: descriptors, ``View.__dict__``; the values it puts in views are made by
+#: ``engine/viewvalues.py``, compiled), ``engine/rules.py`` (``RuleSet`` takes option names
 #: as strings and turns them into enums after ``__init__``, while compiled code checks
 #: each argument's declared type first); and everything outside the engine's and the
 #: environment's step (bots, server, terminal, tournaments), where the time is not.
@@ -36,6 +37,7 @@ COMPILED = [
     "src/baohuang/engine/playphase.py",
     "src/baohuang/engine/roles.py",
     "src/baohuang/engine/game.py",
+    "src/baohuang/engine/viewvalues.py",
     "src/baohuang/engine/events.py",
     "src/baohuang/engine/scoring.py",
     "src/baohuang/env/actions.py",

@@ -27,7 +27,8 @@ from .events import Event, EventKind
 from .rules import RuleSet
 from .scoring import TributeBasis
 from .state import GameState, IllegalAction, Result, Stage
-from .views import View, ViewCache, events_seen, make_view, own_values, public_values
+from .views import View, make_view
+from .viewvalues import ViewCache, events_seen, own_values, public_values
 
 __all__ = ["RECORD_VERSION", "Game"]
 
