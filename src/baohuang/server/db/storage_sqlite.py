@@ -145,6 +145,13 @@ class SqliteActions:
     #: :attr:`CHECK` after the batch took the write lock, then :attr:`SQL` inserts it.
     #: (One conditional ``INSERT … SELECT`` that reads ``actions`` would make SQLite
     #: copy each row through a temporary table first: a third more for the write.)
+    #: A connection keeps what it read and wrote of each table (its token and last
+    #: version) for as long as SQLite's ``PRAGMA data_version``, read under the write
+    #: lock, shows that no other connection has committed anything to the file since
+    #: its own last commit: then the file holds exactly what it kept, and the batch
+    #: needs no read.  Any other writer's commit — another node's action or claim of
+    #: the table, this server's own seats and games through its other connections —
+    #: changes that number, and the batch reads the file again.
     CHECK = ("SELECT (SELECT fence FROM tables WHERE id = ?), "
              "(SELECT max(version) FROM actions WHERE table_id = ?)")
     SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at, table_id, version) "
@@ -158,23 +165,38 @@ class SqliteActions:
         self._db: sqlite3.Connection | None = None       # the thread's
         self._now: sqlite3.Connection | None = None      # the loop's
         self._since_checkpoint = 0
+        #: for each connection: the file's ``data_version`` as of its last commit, and
+        #: what it knows of each table since then: (fencing token, last version)
+        self._known: dict[sqlite3.Connection, tuple[int, dict[str, tuple[Any, int]]]] = {}
 
     def _insert(self, db: sqlite3.Connection, params: list[tuple[Any, ...]]) -> list[bool]:
         written = []
         db.execute("BEGIN IMMEDIATE")    # the write lock first: no writer in between
         try:
+            [data_version] = db.execute("PRAGMA data_version").fetchone()
+            seen = self._known.pop(db, None)
+            # (nobody else committed since our last commit: what we kept is the file's)
+            known = seen[1] if seen is not None and seen[0] == data_version else {}
             check, insert = self.CHECK, self.SQL
             for row in params:
                 table_id, version, fence = row[6], row[7], row[8]
-                token, last = db.execute(check, (table_id, table_id)).fetchone()
-                ok = token == fence and (last or 0) == version - 1
+                kept = known.get(table_id)
+                if kept is None:
+                    token, last = db.execute(check, (table_id, table_id)).fetchone()
+                    last = last or 0
+                else:
+                    token, last = kept
+                ok = token == fence and last == version - 1
                 if ok:
                     db.execute(insert, row[:8])
+                    last = version
+                known[table_id] = (token, last)
                 written.append(ok)
             db.commit()
         except BaseException:
             db.rollback()
             raise
+        self._known[db] = (data_version, known)    # (our own commit leaves it as it was)
         return written
 
     def _write(self, params: list[tuple[Any, ...]] | None) -> list[bool]:
@@ -245,3 +267,4 @@ class SqliteActions:
             self._now = None
         self._thread.submit(self._close).result()
         self._thread.shutdown()
+        self._known.clear()
