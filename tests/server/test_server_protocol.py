@@ -283,6 +283,53 @@ def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None
     assert received < full
 
 
+def test_a_reader_behind_within_its_queue_gets_every_message_in_order(tmp_path: Path) -> None:
+    """A watcher that reads nothing during a match of two games — its socket's buffers
+    full, so that sends to it wait — gets every message afterwards, once each and in
+    order (each update follows the version before it), as a watcher who kept up."""
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'behind.db'}",
+                          send_queue=100_000, bot_delay=0, hosted_delay=0, guard_pause=0,
+                          next_game_delay=0)
+
+    async def main(url: str) -> tuple[list[dict[str, Any]], int]:
+        owner = Client(url)
+        await owner.guest("owner")
+        table = await owner.create_table(practice=True, seed=3, games=2, timeout=60,
+                                         bots={str(s): "hosted" for s in range(5)},
+                                         autostart=False)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", int(url.rsplit(":", 1)[1])))
+        behind = await websockets.connect(url.replace("http", "ws", 1) + "/ws", sock=sock,
+                                          compression=None, max_size=None, max_queue=1)
+        await behind.send(json.dumps({"type": "join", "table": table["id"], "as": "watcher"}))
+        watching = asyncio.create_task(Client(url).play(table["id"], None, watch=True))
+        await asyncio.sleep(0.3)
+        raw = await Raw.connect(url, owner.token)
+        await raw.send({"type": "join", "table": table["id"], "as": "watcher"})
+        await raw.send({"type": "start"})
+        kept_up = await asyncio.wait_for(watching, 120)
+        got: list[dict[str, Any]] = []
+        while sum(m["type"] == "game_over" for m in got) < 2:
+            got.append(json.loads(await asyncio.wait_for(behind.recv(), 10)))
+        await behind.close()
+        return got, kept_up.messages
+
+    with ServerThread(config, send_buffer=8192) as running:
+        got, kept_up = asyncio.run(main(running.url))
+    version = None
+    for message in got:
+        if message["type"] == "snapshot":
+            version = message["version"]
+        elif message["type"] == "update":
+            assert message["since"] == version
+            version = message["version"]
+        elif message["type"] == "game_over":
+            assert message["version"] == version
+    assert sum(m["type"] == "snapshot" for m in got) == 2
+    assert len(got) >= kept_up - 2 > 200    # (the other may see one more table message)
+
+
 def test_quick_phrases_reach_the_table_rate_limited(server: ServerProcess) -> None:
     async def main() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         client, raw, table, _ = await _my_turn(server, "chatty")
