@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Final, TypeVar, cast
 
 from .actions import Action
-from .cards import Card, parse_cards
+from .cards import CARD_BY_TEXT, Card, parse_card
 from .events import EventKind, Play, SeenEvent
 from .lastplay import LastPlay
 from .scoring import stake_of
@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_new_tuple: Final = tuple.__new__
 _OVER: Final = Stage.OVER
 _PLAY_EVENT: Final = EventKind.PLAY
 _PLAY: Final = Stage.PLAY
@@ -120,7 +121,9 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     grew = len(played)
     for ev in st.events[before.seen:]:
         if ev.kind is _PLAY_EVENT:
-            played.extend(parse_cards(cast(Play, ev.data).cards))
+            for text in cast(Play, ev.data).cards:
+                card = CARD_BY_TEXT.get(text)
+                played.append(card if card is not None else parse_card(text))
     if len(played) != grew:
         played_cards = tuple(played)
     stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks)
@@ -139,7 +142,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     elif last is None:
         last_play = None
     else:
-        made = LastPlay(last[0], last[2])
+        made = _new_tuple(LastPlay, (last[0], last[2]))     # (LastPlay(...), in C)
         before_play = before.last_play
         last_play = before_play if before_play is not None and made == before_play else made
     rebels = _same_or(tuple(st.rebels), before.rebels)
@@ -166,11 +169,30 @@ def sorted_hand(st: GameState, seat: int, vc: ViewCache) -> tuple[Card, ...]:
     """``seat``'s cards, low to high (made again only after its hand changed)."""
     hand, changes = st.hands[seat], st.hand_changes[seat]
     cached = vc.hands.get(seat)
-    if cached is not None and cached[0] is hand and cached[1] == changes:
-        return cached[2]
-    cards = tuple(sorted(hand.elements()))
+    if cached is not None and cached[0] is hand:
+        if cached[1] == changes:
+            return cached[2]
+        cards = _less(cached[2], hand)
+    else:
+        cards = tuple(sorted(hand.elements()))
     vc.hands[seat] = (hand, changes, cards)
     return cards
+
+
+def _less(before: tuple[Card, ...], hand: Counter[Card]) -> tuple[Card, ...]:
+    """The cards of ``hand``, low to high, which held ``before`` (in order) last: after
+    cards left it (a play, most changes) those of ``before`` it still holds are in order
+    already; a hand that got a card is sorted afresh."""
+    left: dict[Card, int] = dict(hand)
+    kept: list[Card] = []
+    for card in before:
+        n = left.get(card, 0)
+        if n > 0:
+            kept.append(card)
+            left[card] = n - 1
+    if len(kept) == sum([n for n in hand.values() if n > 0]):    # (what elements() gives)
+        return tuple(kept)
+    return tuple(sorted(hand.elements()))
 
 
 def events_seen(st: GameState, seat: int | None, start: int, stop: int, vc: ViewCache
