@@ -285,22 +285,22 @@ class ActionEncoder:
             known = self._known[special] = {}
         elif len(known) > self._LIMIT:
             known.clear()
-        get = known.get
-        simple = _SIMPLE_INDEX.get
-        play = _PLAY
+        # (the dict methods are called, not bound to names first: compiled, a call of
+        # dict.get is one C call, a bound method's a Python call)
         out: list[int] = []
-        append = out.append
         for action in legal:
             kind = action[0]
-            if kind is play:
-                index = get(action[1])
+            index: int | None
+            if kind is _PLAY:
+                cards = action[1]
+                index = known.get(cards)
                 if index is None:
-                    index = known[action[1]] = _encode(action, special)
+                    index = known[cards] = _encode(action, special)
             else:
-                index = simple(kind)
+                index = _SIMPLE_INDEX.get(kind)
                 if index is None:
                     index = _encode(action, special)
-            append(index)
+            out.append(index)
         return out
 
     def mask(self, view: bh.View, legal: Sequence[bh.Action] | None = None

@@ -145,20 +145,36 @@ _HAND_SIZE: Final = _HAND1 - _HAND0
 _HAND_CALLED: Final = _HAND1 - 1
 _PLAY_STAGE: Final = bh.Stage.PLAY
 #: byte offsets (4 bytes a number) of the blocks and entries encode() writes
-_NBYTES: Final = 4 * OBS_SIZE
-_B_HAND, _B_HAND_END = 4 * _HAND0, 4 * _HAND1
-_B_PLAYED, _B_PLAYED_END = 4 * _PLAYED.start, 4 * _PLAYED.stop
-_B_HISTORY, _B_HISTORY_END = 4 * _HISTORY.start, 4 * _HISTORY.stop
-_B_RULES, _B_RULES_END = 4 * _RULES.start, 4 * _RULES.stop
-_B_LAST_CARDS, _B_LAST_CARDS_END = 4 * _LAST_CARDS.start, 4 * _LAST_CARDS.stop
-_B_SIZES, _B_KICKS = 4 * _SIZES, 4 * _KICKS
-_B_STAGE: Final = {stage: 4 * i for stage, i in _STAGE.items()}
-_B_ROLE: Final = {role: 4 * i for role, i in _ROLE.items()}
-_B_SOLO: Final = {solo: 4 * i for solo, i in _SOLO.items()}
-(_B_TO_ACT, _B_DEALER, _B_CANDIDATE, _B_EMPEROR, _B_GUARD, _B_LEADER, _B_CALLED,
- _B_GUARD_OPEN, _B_REBELS, _B_LEFT, _B_OUT, _B_LAST_SEAT) = (
-    4 * i for i in (_TO_ACT, _DEALER, _CANDIDATE, _EMPEROR, _GUARD, _LEADER, _CALLED,
-                    _GUARD_OPEN, _REBELS, _LEFT, _OUT, _LAST_SEAT))
+_NBYTES: Final[int] = 4 * int(OBS_SIZE)
+# (each typed int and Final: compiled, a Final int is a C constant and its sums are
+# machine arithmetic, where a module global is a dict look-up and an object)
+_B_HAND: Final[int] = 4 * int(_HAND0)
+_B_HAND_END: Final[int] = 4 * int(_HAND1)
+_B_PLAYED: Final[int] = 4 * int(_PLAYED.start)
+_B_PLAYED_END: Final[int] = 4 * int(_PLAYED.stop)
+_B_HISTORY: Final[int] = 4 * int(_HISTORY.start)
+_B_HISTORY_END: Final[int] = 4 * int(_HISTORY.stop)
+_B_RULES: Final[int] = 4 * int(_RULES.start)
+_B_RULES_END: Final[int] = 4 * int(_RULES.stop)
+_B_LAST_CARDS: Final[int] = 4 * int(_LAST_CARDS.start)
+_B_LAST_CARDS_END: Final[int] = 4 * int(_LAST_CARDS.stop)
+_B_SIZES: Final[int] = 4 * int(_SIZES)
+_B_KICKS: Final[int] = 4 * int(_KICKS)
+_B_STAGE: Final[dict[bh.Stage, int]] = {stage: 4 * i for stage, i in _STAGE.items()}
+_B_ROLE: Final[dict[str, int]] = {role: 4 * i for role, i in _ROLE.items()}
+_B_SOLO: Final[dict[str, int]] = {solo: 4 * i for solo, i in _SOLO.items()}
+_B_TO_ACT: Final[int] = 4 * int(_TO_ACT)
+_B_DEALER: Final[int] = 4 * int(_DEALER)
+_B_CANDIDATE: Final[int] = 4 * int(_CANDIDATE)
+_B_EMPEROR: Final[int] = 4 * int(_EMPEROR)
+_B_GUARD: Final[int] = 4 * int(_GUARD)
+_B_LEADER: Final[int] = 4 * int(_LEADER)
+_B_CALLED: Final[int] = 4 * int(_CALLED)
+_B_GUARD_OPEN: Final[int] = 4 * int(_GUARD_OPEN)
+_B_REBELS: Final[int] = 4 * int(_REBELS)
+_B_LEFT: Final[int] = 4 * int(_LEFT)
+_B_OUT: Final[int] = 4 * int(_OUT)
+_B_LAST_SEAT: Final[int] = 4 * int(_LAST_SEAT)
 _B_HIST_SEATS: Final = tuple(4 * (_HISTORY.start + i * _HIST_ROW) for i in range(HISTORY))
 _pack5 = struct.Struct("=5f").pack
 _pack2 = struct.Struct("=2f").pack
@@ -168,7 +184,8 @@ _ZERO_ROW: Final = bytes(4 * SLOTS)
 _PASS_ROW: Final = np.eye(1, _HIST_ROW, 5, dtype=np.float32).tobytes()
 
 #: _REL[observer][seat]: the relative seat; _ROT[observer]: absolute seats in relative order
-_REL: Final = tuple(tuple((s - o) % 5 for s in range(5)) for o in range(5))
+_REL: Final[tuple[tuple[int, ...], ...]] = tuple(tuple((s - o) % 5 for s in range(5))
+                                                 for o in range(5))
 #: the same, times 4 (bytes)
 _REL4: Final = tuple(tuple(4 * r for r in row) for row in _REL)
 _ROT: Final = tuple(np.array([(o + i) % 5 for i in range(5)]) for o in range(5))
