@@ -255,6 +255,10 @@ def decode(index: int, view: bh.View, legal: Sequence[bh.Action] | None = None) 
     raise _illegal(int(index), view, legal, indexes)
 
 
+#: per reveal card: the cards of a play -> its index, for every ActionEncoder
+_KNOWN: dict[bh.Card | None, dict[tuple[bh.Card, ...], int]] = {}
+
+
 class ActionEncoder:
     """:func:`legal_indexes`, :func:`legal_mask` and :func:`decode` for a stream of
     decisions, remembering the index of each play by its cards (the same plays come
@@ -266,10 +270,12 @@ class ActionEncoder:
     _LIMIT: Final = 200_000
 
     def __init__(self) -> None:
-        # per reveal card: the cards of a play -> its index
-        self._known: dict[bh.Card | None, dict[tuple[bh.Card, ...], int]] = {}
+        # per reveal card: the cards of a play -> its index (what an index is does not
+        # change: every encoder shares one, warm from the first game of a process)
+        self._known = _KNOWN
 
     def clear(self) -> None:
+        """Forget the indexes known (of every encoder: they share them)."""
         self._known.clear()
 
     def indexes(self, view: bh.View, legal: Sequence[bh.Action] | None = None) -> list[int]:
