@@ -212,3 +212,28 @@ def test_views_kept_between_moves_equal_views_made_afresh(seed: int, preset: str
         if game.is_over:
             break
         game.apply(rng.choice(game.legal_actions()))
+
+
+_SOME_CARDS = sorted(set(bh.make_deck("full")))[:40]
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=st.lists(st.sampled_from(_SOME_CARDS), max_size=40),
+       gone=st.sets(st.integers(0, 39)),
+       got=st.lists(st.sampled_from(_SOME_CARDS), max_size=3),
+       extra=st.dictionaries(st.sampled_from(_SOME_CARDS), st.integers(-2, 0), max_size=3))
+def test_a_changed_hand_is_shown_in_order(before: list[bh.Card], gone: set[int],
+                                          got: list[bh.Card],
+                                          extra: dict[bh.Card, int]) -> None:
+    """A hand shown before and changed since (cards gone, cards got, counts at 0 or
+    below left in its Counter) is shown as its cards sorted afresh would be."""
+    from collections import Counter
+
+    from baohuang.engine.viewvalues import _less
+    shown = tuple(sorted(before))
+    hand = Counter(card for i, card in enumerate(shown) if i not in gone)
+    hand.update(got)
+    for card, n in extra.items():
+        if card not in hand:
+            hand[card] = n
+    assert _less(shown, hand) == tuple(sorted(hand.elements()))
