@@ -2,7 +2,10 @@
 
 1. Starts ``baohuang serve`` on loopback (a fresh SQLite file, no bot or 托管
    delays) and runs ``baohuang loadtest``'s code against it: ``--tables`` tables
-   × five client bots playing ``--games`` games each.
+   × five clients playing ``--games`` games each — the load test's lean players
+   (``baohuang/server/loadclient.py``: the real protocol, each message decoded only
+   as far as the player needs, every move one of the legal-action texts the server
+   sent, 托管's answer, validated by the server as any ``act``).
 2. Starts the baseline: a bare ASGI WebSocket app on uvicorn that only
    broadcasts — five clients per room take turns, each turn one client sends a
    message and the server sends a message of the same size as our server's
