@@ -244,6 +244,18 @@ def test_fuzzed_messages_never_disturb_a_table(server: ServerProcess) -> None:
     assert "Traceback" not in log and "error handling" not in log
 
 
+async def _watcher_on_a_small_buffer(url: str, table: str, **options: Any) -> Any:
+    """A watcher of ``table`` whose socket takes in at most 4 KiB before the server's
+    sends to it must wait (it reads only when the test says)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", int(url.rsplit(":", 1)[1])))
+    watcher = await websockets.connect(url.replace("http", "ws", 1) + "/ws", sock=sock,
+                                       compression=None, max_size=None, **options)
+    await watcher.send(json.dumps({"type": "join", "table": table, "as": "watcher"}))
+    return watcher
+
+
 def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None:
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'slow.db'}", send_queue=8,
                           bot_delay=0, hosted_delay=0, guard_pause=0, next_game_delay=0)
@@ -254,12 +266,7 @@ def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None
         table = await owner.create_table(practice=True, seed=1, games=2, timeout=60,
                                          bots={str(s): "hosted" for s in range(5)},
                                          autostart=False)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", int(url.rsplit(":", 1)[1])))
-        slow = await websockets.connect(url.replace("http", "ws", 1) + "/ws", sock=sock,
-                                        compression=None, max_size=None)
-        await slow.send(json.dumps({"type": "join", "table": table["id"], "as": "watcher"}))
+        slow = await _watcher_on_a_small_buffer(url, table["id"])
         watcher = Client(url)
         watching = asyncio.create_task(watcher.play(table["id"], None, watch=True))
         await asyncio.sleep(0.3)
@@ -297,12 +304,7 @@ def test_a_reader_behind_within_its_queue_gets_every_message_in_order(tmp_path: 
         table = await owner.create_table(practice=True, seed=3, games=2, timeout=60,
                                          bots={str(s): "hosted" for s in range(5)},
                                          autostart=False)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", int(url.rsplit(":", 1)[1])))
-        behind = await websockets.connect(url.replace("http", "ws", 1) + "/ws", sock=sock,
-                                          compression=None, max_size=None, max_queue=1)
-        await behind.send(json.dumps({"type": "join", "table": table["id"], "as": "watcher"}))
+        behind = await _watcher_on_a_small_buffer(url, table["id"], max_queue=1)
         watching = asyncio.create_task(Client(url).play(table["id"], None, watch=True))
         await asyncio.sleep(0.3)
         raw = await Raw.connect(url, owner.token)
