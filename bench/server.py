@@ -31,6 +31,11 @@ saturate this 2-core machine, and p99 measures the queue, not the server.
     python bench/server.py --json
     python bench/server.py --count            # instructions per move (needs valgrind)
 
+Our server and its load generator run on the interpreter that runs this script (the
+server as ``sys.executable -m baohuang.cli serve``), so a build is measured with its own
+Python: ``<venv>/bin/python bench/server.py`` for a compiled install
+(``BAOHUANG_COMPILE=1 pip install .``; ``bench/server.md`` has the figures).
+
 ``--count`` measures cost without the clock: the machine's speed drifts (the
 baseline alone made 24k–64k messages/s on runs of one day), so a change of a
 tenth is lost in seconds.  Both servers and both load generators run under
