@@ -2,11 +2,7 @@
 user, a bounded send queue and a writer task.  A table never waits for a client:
 :meth:`Connection.send` only queues, and a connection whose queue is full is closed
 (1008) — it can reconnect and resync.  A table sends a connection one message a
-move (an ``update``).  When the writer is idle (nothing queued, no send under way) the
-table's own task begins the ASGI send of that message right away: most often it is done
-at once (the frame written to the socket), and nobody else wakes; a send that has to
-wait — the socket's buffer is full — is finished by the writer, before anything sent
-after it."""
+move (an ``update``), so the writer wakes once a move and writes once."""
 
 from __future__ import annotations
 
@@ -16,7 +12,6 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from starlette.types import Send
@@ -32,35 +27,6 @@ __all__ = ["Connection"]
 
 log = logging.getLogger("baohuang.server")
 _ids = itertools.count(1)
-
-
-class _Begun:
-    """An ASGI send begun in another task that waits (``waiting``: what it gave up
-    control with): awaited by the writer, it goes on from where it stopped."""
-
-    __slots__ = ("step", "waiting")
-
-    def __init__(self, step: Generator[Any, Any, None], waiting: Any) -> None:
-        self.step, self.waiting = step, waiting
-
-    def __await__(self) -> Generator[Any, Any, None]:
-        step, waiting = self.step, self.waiting
-        while True:
-            try:
-                answer = yield waiting
-            except GeneratorExit:
-                step.close()
-                raise
-            except BaseException as exc:         # (the writer cancelled while it waits)
-                try:
-                    waiting = step.throw(exc)
-                except StopIteration:
-                    return
-                continue
-            try:
-                waiting = step.send(answer)
-            except StopIteration:
-                return
 
 
 class Connection:
@@ -87,9 +53,8 @@ class Connection:
         self.closed = False
         self.close_code: int | None = None
         self._send: Send = send if send is not None else websocket.send
-        #: texts waiting for the writer (or a send begun that waits); a ``(code,
-        #: reason)`` closes after them
-        self._pending: deque[str | _Begun | tuple[int, str]] = deque()
+        #: texts waiting for the writer; a ``(code, reason)`` closes after them
+        self._pending: deque[str | tuple[int, str]] = deque()
         self._queue_size = queue_size
         self._wake: asyncio.Future[None] | None = None    # the idle writer waits on it
         self._writer: asyncio.Task[None] | None = None
@@ -110,28 +75,11 @@ class Connection:
         if self.closed:
             return
         pending = self._pending
-        if not pending and self._wake is not None:    # the writer is idle: send it now
-            self._send_now(text)
-            return
         if len(pending) >= self._queue_size:
             log.info("dropping %r: send queue full", self)
             self.close(1008, "send queue full: reading too slowly")
             return
         pending.append(text)
-        self._wake_writer()
-
-    def _send_now(self, text: str) -> None:
-        """Begin the ASGI send of ``text`` here, in the caller's task; if it has to wait,
-        the writer finishes it."""
-        step = self._send({"type": "websocket.send", "text": text}).__await__()
-        try:
-            waiting = step.send(None)
-        except StopIteration:
-            return                             # (sent: the most common case)
-        except Exception:
-            self.closed = True                 # (as the writer does when a send fails)
-            return
-        self._pending.append(_Begun(step, waiting))
         self._wake_writer()
 
     def _wake_writer(self) -> None:
@@ -186,13 +134,10 @@ class Connection:
                     await wake
                     continue
                 item = pending.popleft()
-                if isinstance(item, str):
-                    await send({"type": "websocket.send", "text": item})
-                elif isinstance(item, _Begun):  # a send the table began, to finish
-                    await item
-                else:                           # close after a flush
+                if isinstance(item, tuple):     # close after a flush
                     await self._close(*item)
                     return
+                await send({"type": "websocket.send", "text": item})
         except asyncio.CancelledError:
             raise
         except Exception:
