@@ -14,7 +14,9 @@
 3. Prints both (messages/s, move→broadcast latency), the ratio of our
    message rate to the baseline's, the CPU time each server and each load
    generator spent per move (the baseline: per turn, one turn standing for one
-   of our moves), and the machine's load average before and after.
+   of our moves) while the clock ran — beside the time between two moves, so that
+   the process that sets the pace (its CPU a move about that time) shows — and the
+   machine's load average before and after.
 
 Both servers run with the same uvicorn WebSocket settings and garbage
 collection settings, and both load generators on uvloop.  The ratio compares
@@ -201,21 +203,18 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
                                "--guard-pause", "0", "--next-game-delay", "0")
         with server:
             assert server.process is not None
-            server_cpu = _cpu_seconds(server.process.pid)
-            client_cpu = time.process_time()
-            ours: LoadReport = run_on_fast_loop(run_loadtest(server.url, tables=args.tables,
-                                                             games=args.games,
-                                                             think=args.think,
-                                                             processes=args.processes))
-            client_cpu = time.process_time() - client_cpu
-            after = _cpu_seconds(server.process.pid)
-            server_cpu = None if server_cpu is None or after is None else after - server_cpu
+            pid = server.process.pid
+            marks: list[float | None] = []      # the server's CPU at the clock's start, stop
+            ours: LoadReport = run_on_fast_loop(run_loadtest(
+                server.url, tables=args.tables, games=args.games, think=args.think,
+                processes=args.processes, on_clock=lambda: marks.append(_cpu_seconds(pid))))
+    start, stop = [*marks, None, None][:2]
+    server_cpu = None if start is None or stop is None else stop - start
     mine = ours.to_dict()
     moves = max(1, ours.moves)
     mine["cpu_ms_per_move"] = {
         "server": None if server_cpu is None else round(server_cpu / moves * 1000, 3),
-        # (in-process clients only; with --processes the workers are not counted)
-        "clients": round(client_cpu / moves * 1000, 3) if args.processes == 1 else None}
+        "clients": round(ours.cpu_seconds / moves * 1000, 3)}
     return mine
 
 
@@ -349,15 +348,17 @@ def _print_round(number: int, args: argparse.Namespace, mine: dict[str, Any],
           f"({mine['bytes_per_message']} bytes each), {mine['moves_per_second']} moves/s, "
           f"move→broadcast p50 {mine['latency_ms']['p50']} ms "
           f"p99 {mine['latency_ms']['p99']} ms")
+    pace = 1000 / mine["moves_per_second"] if mine["moves_per_second"] else 0.0
     print(f"                 CPU per move: server {cpu['server']} ms, "
-          f"load generator {cpu['clients']} ms")
+          f"load generator {cpu['clients']} ms, against a move every {pace:.3f} ms")
     if base is not None and ratio is not None:
         print(f"bare broadcast   {base['rooms']} rooms × 5 clients, {base['turns']} turns each")
         print(f"                 {base['messages_per_second']} messages/s, turn→broadcast "
               f"p50 {base['latency_ms']['p50']} ms p99 {base['latency_ms']['p99']} ms")
         bcpu = base["cpu_ms_per_turn"]
+        turn = 5000 / base["messages_per_second"] if base["messages_per_second"] else 0.0
         print(f"                 CPU per turn: server {bcpu['server']} ms, "
-              f"load generator {bcpu['clients']} ms")
+              f"load generator {bcpu['clients']} ms, against a turn every {turn:.3f} ms")
         print(f"                 ratio {ratio:.2f}")
 
 

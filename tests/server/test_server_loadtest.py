@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from baohuang.cli import app
 from baohuang.server.harness import ServerProcess
+from baohuang.server.loadtest import run_loadtest, run_on_fast_loop
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +59,14 @@ def test_loadtest_names_an_unreachable_server_and_an_unknown_bot() -> None:
     result = CliRunner().invoke(app, ["loadtest", "--server", url, "--bot", "hosted-5"])
     assert result.exit_code == 2
     assert "unknown bot 'hosted-5'" in result.output
+
+
+def test_loadtest_calls_the_clock_hook_around_the_measured_part(server: ServerProcess) -> None:
+    # (bench/server.py reads the server's CPU time at these two calls: the sign-ups and
+    # the tables' creation before the clock are not in the moves' figures)
+    calls: list[int] = []
+    report = run_on_fast_loop(run_loadtest(server.url, tables=1, games=1,
+                                           on_clock=lambda: calls.append(len(calls))))
+    assert calls == [0, 1]
+    assert report.finished == 1 and report.moves > 20
+    assert report.cpu_seconds > 0

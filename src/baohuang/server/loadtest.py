@@ -22,7 +22,7 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, TypeVar
@@ -78,6 +78,8 @@ class LoadReport:
     reconnects: int = 0
     moves: int = 0
     latencies: list[float] = field(default_factory=list)
+    #: this process's CPU time while the clock ran (the load generator's own)
+    cpu_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         p50 = _percentile(self.latencies, 0.50)
@@ -137,7 +139,8 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
                        think: float = 0.0, timeout: float | None = None,
                        preset: str = "shandong",
                        processes: int = 1, first: int = 0,
-                       tables_at: str | None = None) -> LoadReport:
+                       tables_at: str | None = None,
+                       on_clock: Callable[[], None] | None = None) -> LoadReport:
     """Fill ``tables`` tables with five client bots each and play ``games`` games:
     lean players (:func:`.loadclient.play_lean`), or with ``bot`` Python clients
     (:class:`baohuang.client.Client`) playing that bot.
@@ -146,7 +149,9 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
     With ``processes`` > 1 the clients are split over that many worker processes
     (one Python process decoding every message of 2500 clients is slower than the
     server it measures).  Clients still playing after ``timeout`` seconds are stopped
-    and counted as errors (``timeout``)."""
+    and counted as errors (``timeout``).  ``on_clock`` is called when the clock starts
+    (after the sign-ups and the tables' creation) and when it stops, so that a caller
+    can take, say, the server's CPU time over the measured part alone."""
     if processes > 1:
         return await _in_processes(server, tables=tables, games=games, bot=bot, think=think,
                                    timeout=timeout, preset=preset, processes=processes)
@@ -173,6 +178,9 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
                 made = await owner.create_table(preset=preset, games=games, timeout=600,
                                                 practice=True, seed=first + t)
             ids.append(made["id"])
+        if on_clock is not None:
+            on_clock()
+        report.cpu_seconds = time.process_time()
         started = time.perf_counter()
         url = clients[0].ws_url()
         plays: list[Coroutine[Any, Any, PlayResult | LeanResult]] = [
@@ -183,6 +191,9 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
         tasks = [asyncio.ensure_future(p) for p in plays]
         await asyncio.wait(tasks, timeout=timeout)
         report.seconds = time.perf_counter() - started
+        report.cpu_seconds = time.process_time() - report.cpu_seconds
+        if on_clock is not None:
+            on_clock()
         results: list[PlayResult | LeanResult | BaseException] = []
         for task in tasks:
             if not task.done():
@@ -245,6 +256,7 @@ async def _in_processes(server: str, *, tables: int, games: int, bot: str | None
         report.reconnects += part.reconnects
         report.moves += part.moves
         report.latencies.extend(part.latencies)
+        report.cpu_seconds += part.cpu_seconds
         codes.update(part.error_codes)
     report.errors = sum(codes.values())
     report.error_codes = dict(codes)
