@@ -47,7 +47,7 @@ COMPILED = [
 ]
 
 #: what mypy needs to see to compile :data:`COMPILED` (the types of their imports)
-BUILD_REQUIRES = ["mypy>=2.4", "numpy>=2.4.6", "gymnasium>=1.4,<2"]
+BUILD_REQUIRES = ["mypy>=2.4", "msgspec>=0.23,<1", "numpy>=2.4.6", "gymnasium>=1.4,<2"]
 
 #: setuptools commands that build extension modules (the others, such as the
 #: metadata that pip asks for first, need no compiling)
