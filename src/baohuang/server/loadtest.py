@@ -149,9 +149,10 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
     With ``processes`` > 1 the clients are split over that many worker processes
     (one Python process decoding every message of 2500 clients is slower than the
     server it measures).  Clients still playing after ``timeout`` seconds are stopped
-    and counted as errors (``timeout``).  ``on_clock`` is called when the clock starts
-    (after the sign-ups and the tables' creation) and when it stops, so that a caller
-    can take, say, the server's CPU time over the measured part alone."""
+    and counted as errors (``timeout``).  ``on_clock`` (in one process only) is called
+    when the clock starts (after the sign-ups and the tables' creation) and when it
+    stops, so that a caller can take, say, the server's CPU time over the measured part
+    alone."""
     if processes > 1:
         return await _in_processes(server, tables=tables, games=games, bot=bot, think=think,
                                    timeout=timeout, preset=preset, processes=processes)
@@ -180,7 +181,7 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
             ids.append(made["id"])
         if on_clock is not None:
             on_clock()
-        report.cpu_seconds = time.process_time()
+        cpu_start = time.process_time()
         started = time.perf_counter()
         url = clients[0].ws_url()
         plays: list[Coroutine[Any, Any, PlayResult | LeanResult]] = [
@@ -191,7 +192,7 @@ async def run_loadtest(server: str, *, tables: int, games: int = 1, bot: str | N
         tasks = [asyncio.ensure_future(p) for p in plays]
         await asyncio.wait(tasks, timeout=timeout)
         report.seconds = time.perf_counter() - started
-        report.cpu_seconds = time.process_time() - report.cpu_seconds
+        report.cpu_seconds = time.process_time() - cpu_start
         if on_clock is not None:
             on_clock()
         results: list[PlayResult | LeanResult | BaseException] = []
