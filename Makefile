@@ -41,14 +41,14 @@ test: lint typecheck unit test-compiled
 # run there against it (not against src/).  Needs a C compiler.  5.5-7 minutes on two
 # shared cores (bench/env.md: under the 8 allowed to it), so `make test` runs it.
 COMPILED_VENV := .venv-compiled
-COMPILED_TESTS := tests/engine tests/env tests/bots tests/learn
+COMPILED_TESTS := tests/engine tests/env tests/bots tests/learn tests/server tests/cluster tests/test_client_views.py
 test-compiled: $(STAMP)
 	rm -rf build $(COMPILED_VENV)/wheel
 	BAOHUANG_COMPILE=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps \
 		-w $(COMPILED_VENV)/wheel .
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
 	$(COMPILED_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(COMPILED_VENV)/bin/python -m pip install --quiet "$$(ls $(COMPILED_VENV)/wheel/*.whl)[dev,rl,train]"
+	$(COMPILED_VENV)/bin/python -m pip install --quiet "$$(ls $(COMPILED_VENV)/wheel/*.whl)[dev,rl,train,cluster,postgres]"
 	$(COMPILED_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps $(COMPILED_VENV)/wheel/*.whl
 	$(COMPILED_VENV)/bin/python -c "import baohuang.engine.game as g; \
 		assert g.__file__.endswith('.so') and '$(COMPILED_VENV)' in g.__file__, g.__file__"

@@ -18,17 +18,24 @@ from __future__ import annotations
 
 import os
 import sys
+import tomllib
+from pathlib import Path
 
 from setuptools import setup
 
-#: The modules compiled.  Left out, and why (mypyc's limits; ``bench/env.md``):
-#: ``engine/cards.py`` (``Card`` subclasses ``int``, which mypyc compiles only as a
-#: plain Python class), ``engine/views.py`` (it sets ``View``'s slots through their
-#: descriptors, ``View.__dict__``; the values it puts in views are made by
-#: ``engine/viewvalues.py``, compiled), ``engine/rules.py`` (``RuleSet`` takes option names
-#: as strings and turns them into enums after ``__init__``, while compiled code checks
-#: each argument's declared type first); and everything outside the engine's and the
-#: environment's step (bots, server, terminal, tournaments), where the time is not.
+#: The modules compiled: the engine's and the learning environment's step, and the
+#: server's path of a move (the table actor, its seats, turns and clock, the render of
+#: a move's updates, the connection's writer: ``bench/server.md``).  Left out, and why
+#: (mypyc's limits; ``bench/env.md``): ``engine/cards.py`` (``Card`` subclasses
+#: ``int``, which mypyc compiles only as a plain Python class), ``engine/views.py`` (it
+#: sets ``View``'s slots through their descriptors, ``View.__dict__``; the values it puts
+#: in views are made by ``engine/viewvalues.py``, compiled), ``engine/rules.py``
+#: (``RuleSet`` takes option names as strings and turns them into enums after
+#: ``__init__``, while compiled code checks each argument's declared type first),
+#: ``server/wire/protocol.py`` (msgspec's ``Struct`` fields), ``server/db/action_log.py``
+#: (an exception class that subclasses ``RuntimeError``), ``server/transport/ws.py``
+#: (compiled, its coroutine made a move dearer); and everything where the time is not
+#: (bots, accounts, the lobby, terminal, tournaments).
 COMPILED = [
     "src/baohuang/engine/actions.py",
     "src/baohuang/engine/plays.py",
@@ -44,10 +51,25 @@ COMPILED = [
     "src/baohuang/env/observation.py",
     "src/baohuang/env/values.py",
     "src/baohuang/env/vector.py",
+    "src/baohuang/server/table/tables.py",
+    "src/baohuang/server/table/seating.py",
+    "src/baohuang/server/table/seats.py",
+    "src/baohuang/server/table/seatstate.py",
+    "src/baohuang/server/table/autoplay.py",
+    "src/baohuang/server/table/turns.py",
+    "src/baohuang/server/table/clock.py",
+    "src/baohuang/server/table/inbox.py",
+    "src/baohuang/server/table/outage.py",
+    "src/baohuang/server/wire/render.py",
+    "src/baohuang/server/transport/connection.py",
 ]
 
-#: what mypy needs to see to compile :data:`COMPILED` (the types of their imports)
-BUILD_REQUIRES = ["mypy>=2.4", "msgspec>=0.23,<1", "numpy>=2.4.6", "gymnasium>=1.4,<2"]
+#: what mypy needs to see to compile :data:`COMPILED` (the types of everything they
+#: import): the package's own dependencies (``pyproject.toml``), and gymnasium for the
+#: environments
+BUILD_REQUIRES = ["mypy>=2.4", "gymnasium>=1.4,<2",
+                  *tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text(
+                      encoding="utf-8"))["project"]["dependencies"]]
 
 #: setuptools commands that build extension modules (the others, such as the
 #: metadata that pip asks for first, need no compiling)
