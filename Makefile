@@ -36,10 +36,10 @@ unit: $(STAMP)
 
 test: lint typecheck unit test-compiled
 
-# The compiled build (setup.py: the engine's and the environments' hot modules compiled
-# by mypyc) as a wheel, installed into its own venv, and the tests of what it compiles
-# run there against it (not against src/).  Needs a C compiler.  5.5-7 minutes on two
-# shared cores (bench/env.md: under the 8 allowed to it), so `make test` runs it.
+# The compiled build (setup.py: the engine's and the environments' hot modules and the
+# server's path of a move, compiled by mypyc) as a wheel, installed into its own venv,
+# and the tests of what it compiles run there against it (not against src/).  Needs a C
+# compiler.  About 12 minutes on two cores, so `make test` runs it.
 COMPILED_VENV := .venv-compiled
 COMPILED_TESTS := tests/engine tests/env tests/bots tests/learn tests/server tests/cluster tests/test_client_views.py
 test-compiled: $(STAMP)

@@ -33,7 +33,7 @@ from setuptools import setup
 #: (``RuleSet`` takes option names as strings and turns them into enums after
 #: ``__init__``, while compiled code checks each argument's declared type first),
 #: ``server/wire/protocol.py`` (msgspec's ``Struct`` fields), ``server/db/action_log.py``
-#: (an exception class that subclasses ``RuntimeError``), ``server/transport/ws.py``
+#: (``Storage`` subclasses its ``ActionLog``), ``server/transport/ws.py``
 #: (compiled, its coroutine made a move dearer); and everything where the time is not
 #: (bots, accounts, the lobby, terminal, tournaments).
 COMPILED = [
@@ -62,14 +62,19 @@ COMPILED = [
     "src/baohuang/server/table/outage.py",
     "src/baohuang/server/wire/render.py",
     "src/baohuang/server/transport/connection.py",
+    "src/baohuang/server/db/storage_sqlite.py",
 ]
 
+_PROJECT = tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text(
+    encoding="utf-8"))["project"]
+
 #: what mypy needs to see to compile :data:`COMPILED` (the types of everything they
-#: import): the package's own dependencies (``pyproject.toml``), and gymnasium for the
-#: environments
-BUILD_REQUIRES = ["mypy>=2.4", "gymnasium>=1.4,<2",
-                  *tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text(
-                      encoding="utf-8"))["project"]["dependencies"]]
+#: import, and of what that imports): the package's own dependencies, gymnasium for the
+#: environments, and the cluster extra's Redis client (the lobby can run tables in a
+#: cluster).  (PettingZoo, RLCard and OpenSpiel, which only the environments' package
+#: imports, mypy is told to take as untyped: ``pyproject.toml``.)
+BUILD_REQUIRES = ["mypy>=2.4", "gymnasium>=1.4,<2", *_PROJECT["optional-dependencies"]["cluster"],
+                  *_PROJECT["dependencies"]]
 
 #: setuptools commands that build extension modules (the others, such as the
 #: metadata that pip asks for first, need no compiling)

@@ -17,7 +17,7 @@ import concurrent.futures
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from sqlalchemy import URL, Connection, Row, create_engine, event
@@ -152,16 +152,17 @@ class SqliteActions:
     #: needs no read.  Any other writer's commit — another node's action or claim of
     #: the table, this server's own seats and games through its other connections —
     #: changes that number, and the batch reads the file again.
-    CHECK = ("SELECT (SELECT fence FROM tables WHERE id = ?), "
-             "(SELECT max(version) FROM actions WHERE table_id = ?)")
-    SQL = ("INSERT INTO actions (game_id, seq, seat, action, source, at, table_id, version) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    CHECK: Final = ("SELECT (SELECT fence FROM tables WHERE id = ?), "
+                    "(SELECT max(version) FROM actions WHERE table_id = ?)")
+    SQL: Final = ("INSERT INTO actions (game_id, seq, seat, action, source, at, table_id, "
+                  "version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     #: commits between two checkpoints of the write-ahead log (by the thread)
-    CHECKPOINT_EVERY = 500
+    CHECKPOINT_EVERY: Final = 500
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bh-actions")
+        # (the writing thread; not ``_thread``: compiled, that name is a C keyword)
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bh-actions")
         self._db: sqlite3.Connection | None = None       # the thread's
         self._now: sqlite3.Connection | None = None      # the loop's
         self._since_checkpoint = 0
@@ -236,7 +237,7 @@ class SqliteActions:
         written = self._write_now(params)
         if written is None:
             written = await asyncio.get_running_loop().run_in_executor(
-                self._thread, self._write, params)
+                self._pool, self._write, params)
         self.committed()
         return written
 
@@ -254,7 +255,7 @@ class SqliteActions:
         self._since_checkpoint += 1
         if self._since_checkpoint >= self.CHECKPOINT_EVERY:
             self._since_checkpoint = 0
-            asyncio.get_running_loop().run_in_executor(self._thread, self._write, None)
+            asyncio.get_running_loop().run_in_executor(self._pool, self._write, None)
 
     def _close(self) -> None:
         if self._db is not None:
@@ -265,6 +266,6 @@ class SqliteActions:
         if self._now is not None:
             self._now.close()
             self._now = None
-        self._thread.submit(self._close).result()
-        self._thread.shutdown()
+        self._pool.submit(self._close).result()
+        self._pool.shutdown()
         self._known.clear()
