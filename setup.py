@@ -99,8 +99,9 @@ def compiled_extensions() -> list[object]:
     return list(mypycify(COMPILED, opt_level="3"))
 
 
-setup(
-    ext_modules=compiled_extensions(),
-    # pip's isolated build environment gets these only for a compiled build
-    setup_requires=BUILD_REQUIRES if os.environ.get("BAOHUANG_COMPILE", "") == "1" else [],
-)
+if __name__ == "__main__":        # (setuptools runs this file as __main__; a test reads it)
+    setup(
+        ext_modules=compiled_extensions(),
+        # pip's isolated build environment gets these only for a compiled build
+        setup_requires=BUILD_REQUIRES if os.environ.get("BAOHUANG_COMPILE", "") == "1" else [],
+    )

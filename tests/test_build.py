@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import runpy
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -16,34 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 
 
-def _project() -> dict[str, Any]:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-
-
-def _setup_list(name: str) -> list[str]:
-    """The strings of ``setup.py``'s list ``name``; a ``*_PROJECT[...][...]`` in it
-    stands for that list of ``pyproject.toml``'s ``[project]``."""
-    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            assert isinstance(node.value, ast.List)
-            out = []
-            for item in node.value.elts:
-                if isinstance(item, ast.Starred):
-                    value: Any = _project()["project"]
-                    keys = []
-                    sub = item.value
-                    while isinstance(sub, ast.Subscript):
-                        keys.append(ast.literal_eval(sub.slice))
-                        sub = sub.value
-                    for key in reversed(keys):
-                        value = value[key]
-                    out += value
-                else:
-                    out.append(str(ast.literal_eval(item)))
-            return out
-    raise AssertionError(f"setup.py has no {name}")
+def _setup() -> dict[str, Any]:
+    """``setup.py``'s names (read as a module: it builds nothing unless run as a script)."""
+    return runpy.run_path(str(ROOT / "setup.py"), run_name="setup")
 
 
 def _module_file(module: str) -> Path | None:
@@ -96,12 +72,14 @@ def test_the_compiled_build_requires_every_library_mypy_reads() -> None:
     # mypyc type-checks each compiled module and everything it imports: a library
     # missing from the build environment fails the build ("Cannot find implementation or
     # library stub"), unless pyproject.toml tells mypy to take it as untyped
+    setup = _setup()
     required = {re.split(r"[<>=!~; \[]", r, maxsplit=1)[0].lower()
-                for r in _setup_list("BUILD_REQUIRES")}
-    untyped = {m.partition(".")[0] for o in _project()["tool"]["mypy"]["overrides"]
+                for r in setup["BUILD_REQUIRES"]}
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    untyped = {m.partition(".")[0] for o in pyproject["tool"]["mypy"]["overrides"]
                if o.get("ignore_missing_imports") for m in o["module"]}
     distributions = packages_distributions()
-    closure = _third_party_closure([ROOT / m for m in _setup_list("COMPILED")])
+    closure = _third_party_closure([ROOT / m for m in setup["COMPILED"]])
     assert {"sqlalchemy", "starlette", "numpy"} <= set(closure)    # (the walk follows)
     for top, where in sorted(closure.items()):
         names = {d.lower() for d in distributions.get(top, [top])}
