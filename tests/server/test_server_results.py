@@ -230,3 +230,32 @@ def test_the_loops_writes_are_checkpointed_into_the_file(on_sqlite: OnSqlite) ->
 
     seats = on_sqlite(main)
     assert seats and seats[0]["name"].startswith("p") and seats[0]["name"] != "p0"
+
+
+def test_the_write_ahead_log_starts_again_after_each_checkpoint(on_sqlite: OnSqlite) -> None:
+    """SQLite, tables playing without a pause: each checkpoint starts the write-ahead
+    log again from its beginning, so the log stays the size of what is written between
+    two checkpoints instead of growing for as long as the server runs (several
+    kilobytes an action: every commit rewrites the index pages of each table in it)."""
+    wal = Path(f"{on_sqlite.path}-wal")
+    tables = ["table-eeeeee", "table-ffffff"]
+
+    async def main(storage: Storage) -> list[int]:
+        games = [await _table_with_game(storage, table_id, 1) for table_id in tables]
+        sizes = []
+        for version in range(1, 8 * SqliteActions.CHECKPOINT_EVERY + 1):
+            # (one commit: the tables' actions of one turn of the event loop)
+            await asyncio.gather(*(
+                storage.append_action(game, version, 0, {"kind": "pass"}, "player",
+                                      table_id=table_id, version=version)
+                for table_id, game in zip(tables, games, strict=True)))
+            if version % SqliteActions.CHECKPOINT_EVERY == 0:
+                sizes.append(wal.stat().st_size)
+        stored = await storage.game(games[-1])
+        assert stored is not None and len(stored["actions"]) == version
+        return sizes
+
+    sizes = on_sqlite(main)
+    # (the log's file keeps its size when the log starts again, the most it ever held:
+    # about the first; growing, it would be eight times the first by the end)
+    assert sizes[-1] < 3 * sizes[0], sizes

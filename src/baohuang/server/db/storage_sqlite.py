@@ -156,8 +156,14 @@ class SqliteActions:
                     "(SELECT max(version) FROM actions WHERE table_id = ?)")
     SQL: Final = ("INSERT INTO actions (game_id, seq, seat, action, source, at, table_id, "
                   "version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-    #: commits between two checkpoints of the write-ahead log (by the thread)
-    CHECKPOINT_EVERY: Final = 500
+    #: commits between two checkpoints of the write-ahead log (by the thread).  The
+    #: actions wait behind a checkpoint (:meth:`committed`), and the next one starts
+    #: the log again from its beginning.  While tables play, some table is nearly
+    #: always writing: a checkpoint beside those writes would never catch up with the
+    #: log's end (or, waiting for a moment with no writer, never start), and the log
+    #: would only grow — by the index pages of each table in each commit, kilobytes an
+    #: action — every commit onto new blocks of the file.
+    CHECKPOINT_EVERY: Final = 100
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -166,6 +172,9 @@ class SqliteActions:
         self._db: sqlite3.Connection | None = None       # the thread's
         self._now: sqlite3.Connection | None = None      # the loop's
         self._since_checkpoint = 0
+        #: checkpoints asked of the thread and not yet done (the loop's actions go to
+        #: the thread meanwhile, after them)
+        self._checkpoints = 0
         #: for each connection: the file's ``data_version`` as of its last commit, and
         #: what it knows of each table since then: (fencing token, last version)
         self._known: dict[sqlite3.Connection, tuple[int, dict[str, tuple[Any, int]]]] = {}
@@ -207,7 +216,8 @@ class SqliteActions:
             sqlite_pragmas(db, None)
         if params is None:
             try:
-                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                # (RESTART: the other connections' writers wait for it too)
+                db.execute("PRAGMA wal_checkpoint(RESTART)")
             except sqlite3.Error:      # (the next one, or another connection's, will do)
                 log.warning("checkpoint of %s failed", self.path, exc_info=True)
             return []
@@ -215,7 +225,9 @@ class SqliteActions:
 
     def _write_now(self, params: list[tuple[Any, ...]]) -> list[bool] | None:
         """Write on the loop if nobody else holds the write lock (which actions were
-        written); None if one does."""
+        written); None if one does, or a checkpoint is due."""
+        if self._checkpoints:
+            return None
         db = self._now
         try:
             if db is None:
@@ -243,7 +255,7 @@ class SqliteActions:
 
     def insert_now(self, rows: list[dict[str, Any]]) -> list[bool] | None:
         """:meth:`insert` right here, on the event loop — or None, nothing written,
-        when another connection holds the write lock."""
+        when another connection holds the write lock or a checkpoint is due."""
         written = self._write_now(_params(rows))
         if written is not None:
             self.committed()
@@ -255,7 +267,12 @@ class SqliteActions:
         self._since_checkpoint += 1
         if self._since_checkpoint >= self.CHECKPOINT_EVERY:
             self._since_checkpoint = 0
-            asyncio.get_running_loop().run_in_executor(self._pool, self._write, None)
+            self._checkpoints += 1
+            done = asyncio.get_running_loop().run_in_executor(self._pool, self._write, None)
+            done.add_done_callback(self._checkpointed)
+
+    def _checkpointed(self, _done: asyncio.Future[list[bool]]) -> None:
+        self._checkpoints -= 1
 
     def _close(self) -> None:
         if self._db is not None:
