@@ -267,8 +267,8 @@ class SqliteActions:
         self._since_checkpoint += 1
         if self._since_checkpoint >= self.CHECKPOINT_EVERY:
             self._since_checkpoint = 0
-            self._checkpoints += 1
             done = asyncio.get_running_loop().run_in_executor(self._pool, self._write, None)
+            self._checkpoints += 1
             done.add_done_callback(self._checkpointed)
 
     def _checkpointed(self, _done: asyncio.Future[list[bool]]) -> None:
