@@ -138,6 +138,17 @@ def test_the_hand_stays_put_when_a_decision_dialog_comes_and_goes(
             " + window.scrollY"
         page.get_by_test_id("decision").first.wait_for()
         with_dialog = page.evaluate(top)
+        # our turn's timer does not make our seat taller: the hand would move a few
+        # pixels each time the turn comes and goes
+        shown, hidden = page.evaluate("""() => {
+          const seat = document.querySelector('.bottom > [data-testid=seat]');
+          const timer = seat.querySelector('[data-testid=timer]');
+          const shown = seat.getBoundingClientRect().height;
+          timer.style.display = 'none';
+          const hidden = seat.getBoundingClientRect().height;
+          timer.style.display = '';
+          return [shown, hidden]; }""")
+        assert shown == hidden, (shown, hidden)
         version = page.evaluate("() => window.baohuang.screen.version")
         # the cautious answer (the last button): it changes no badge on the table
         page.get_by_test_id("decision").last.click()
