@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,22 @@ async def play_together(clients: list[Client], table_id: str, player: str = "hos
     """Every client plays ``table_id`` until the match is over."""
     return await asyncio.wait_for(asyncio.gather(*(
         c.play(table_id, player, seed=i, **kwargs) for i, c in enumerate(clients))), 120)
+
+
+class AtVersion:
+    """A player's message hook that does ``disrupt`` once, the first time a message
+    reaches table version ``version``, right there: the players' loop is held while it
+    runs, so the game cannot end before the disruption, however fast the rest goes."""
+
+    def __init__(self, version: int, disrupt: Callable[[], None]) -> None:
+        self.version = version
+        self.disrupt = disrupt
+        self.done = False
+
+    def __call__(self, message: dict[str, Any]) -> None:
+        if not self.done and message.get("version", 0) >= self.version:
+            self.done = True
+            self.disrupt()
 
 
 class Raw:

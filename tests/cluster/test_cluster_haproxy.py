@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import cluster_nodes, guests, play_together
+from server_support import AtVersion, cluster_nodes, guests, play_together
 
 import baohuang as bh
 from baohuang.client import PlayResult
@@ -87,23 +87,11 @@ def test_players_through_haproxy_finish_a_game_whose_node_went(
             table_id = created["table"]["id"] if "table" in created else created["id"]
             running = [httpx.get(node.url + "/healthz", timeout=10).json()["tables"]
                        for node in nodes].index(1)
-            crash = asyncio.Event()
-
-            def watch(message: dict[str, Any]) -> None:
-                if message.get("version", 0) >= 60:
-                    crash.set()
-
-            async def kill() -> None:
-                await crash.wait()
-                if how == "kill":
-                    nodes[running].kill()
-                else:
-                    await asyncio.to_thread(nodes[running].stop)
-
-            killer = asyncio.create_task(kill())
+            node = nodes[running]
+            gone = AtVersion(60, node.kill if how == "kill" else node.stop)
             results = await play_together(
-                clients, table_id, on_message=watch, max_backoff=0.5)
-            await killer
+                clients, table_id, on_message=gone, max_backoff=0.5)
+            assert gone.done
             history = await clients[0].history()
             return results, await clients[0].replay(history[0]["game_id"]), running
 

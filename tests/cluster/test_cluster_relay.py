@@ -15,7 +15,15 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import DATABASES, FAST, cluster_nodes, database, guests, play_together
+from server_support import (
+    DATABASES,
+    FAST,
+    AtVersion,
+    cluster_nodes,
+    database,
+    guests,
+    play_together,
+)
 
 import baohuang as bh
 from baohuang.client import Client, PlayResult
@@ -114,20 +122,15 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
             clients = await guests(nodes[0].url, 5, "x")
             owner = Client(nodes[1].url, token=clients[0].token)
             table_id = (await owner.create_table(**TABLE))["id"]
-            restarted: list[bool] = []
+            def restart() -> None:
+                redis_server.stop()
+                time.sleep(1)
+                redis_server.start()
 
-            def watch(message: dict[str, Any]) -> None:
-                if not restarted and message.get("version", 0) >= 60:
-                    restarted.append(True)
-                    # (right here, the players' loop held: the game cannot end before
-                    # the nodes have lost Redis, however fast the rest of it goes)
-                    redis_server.stop()
-                    time.sleep(1)
-                    redis_server.start()
-
-            results = await play_together(clients, table_id, on_message=watch,
+            restarted = AtVersion(60, restart)
+            results = await play_together(clients, table_id, on_message=restarted,
                                           max_backoff=0.5)
-            assert restarted
+            assert restarted.done
             history = await clients[0].history()
             return results, (await clients[0].replay(history[0]["game_id"]))["record"]
 
