@@ -14,13 +14,13 @@ import contextlib
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_support import Clocks, Raw, guests, play_together, raw_play
+from server_support import AtVersion, Clocks, Raw, guests, play_together, raw_play
 
 from baohuang.client import Client
 from baohuang.server.cluster.services import Postgres, RedisServer
@@ -53,29 +53,39 @@ async def _games(db_url: str, ids: list[str], within: float = 180.0) -> list[dic
         await storage.close()
 
 
-async def _session(url: str, db_url: str, outage: Any = None
+async def _session(url: str, db_url: str, stop: Callable[[], None] | None = None,
+                   resume: Callable[[], Awaitable[None]] | None = None
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Any]]:
-    """Both tables played at the node at ``url``; ``outage`` (a coroutine function) is
-    started once the players' table passes version 40.  The stored games, every
-    ``pause`` message the players got, and the players' results."""
+    """Both tables played at the node at ``url``; ``stop`` is done once the players'
+    table reaches version 40, right in a player's message hook (the players' loop held,
+    so their game cannot end before it), and ``resume`` is awaited after it.  The
+    stored games, every ``pause`` message the players got, and the players' results."""
     clients = await guests(url, 5, "o")
     owner = Client(url, token=clients[0].token)
     players = (await owner.create_table(**PLAYERS))["id"]
     bots = (await owner.create_table(**BOTS))["id"]
     pauses: list[dict[str, Any]] = []
-    begun = asyncio.Event()
+    stopped = asyncio.Event()
+
+    def stop_once() -> None:
+        assert stop is not None
+        stop()
+        stopped.set()
+
+    at_version = AtVersion(40, stop_once)
 
     def watch(message: dict[str, Any]) -> None:
         if message.get("type") == "pause":
             pauses.append(message)
-        if message.get("version", 0) >= 40:
-            begun.set()
+        if stop is not None:
+            at_version(message)
 
-    async def disturb() -> None:
-        await begun.wait()
-        await outage()
+    async def resume_after_stop() -> None:
+        await stopped.wait()
+        assert resume is not None
+        await resume()
 
-    task = asyncio.create_task(disturb()) if outage is not None else None
+    task = asyncio.create_task(resume_after_stop()) if stop is not None else None
     results = await play_together(clients, players, on_message=watch)
     if task is not None:
         await task
@@ -119,12 +129,14 @@ def test_postgres_out_of_reach_pauses_the_tables_and_they_go_on_the_same(
         node = ServerProcess(pg.url, None, *FLAGS, "--redis", redis_server.url, "--node",
                              "one", log=tmp_path / "one.log")
         with node:
-            async def outage() -> None:
-                await asyncio.to_thread(_pg_ctl, pg, "stop", "-m", "fast", "-w")
+            def stop() -> None:
+                _pg_ctl(pg, "stop", "-m", "fast", "-w")
+
+            async def resume() -> None:
                 await asyncio.sleep(3)              # (the tables wait meanwhile)
                 await asyncio.to_thread(pg.start)
 
-            games, pauses, results = asyncio.run(_session(node.url, pg.url, outage))
+            games, pauses, results = asyncio.run(_session(node.url, pg.url, stop, resume))
 
     log = (tmp_path / "one.log").read_text()
     assert "the database is out of reach; paused" in log

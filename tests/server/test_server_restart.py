@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import DATABASES, FAST, database, guests
+from server_support import DATABASES, FAST, AtVersion, database, guests
 
 import baohuang as bh
 from baohuang.client import PlayResult
@@ -50,20 +50,22 @@ async def _play_through_a_crash(server: ServerProcess) -> tuple[list[PlayResult]
                                                                  dict[str, Any]]:
     clients = await guests(server.url, 5, "k")
     table = await clients[0].create_table(practice=True, seed=17, timeout=60)
-    crash = asyncio.Event()
+    killed = asyncio.Event()
 
-    def watch(message: dict[str, Any]) -> None:
-        if message.get("version", 0) >= 120:
-            crash.set()
-
-    async def kill_and_restart() -> None:
-        await crash.wait()
+    def kill() -> None:
         server.kill()
+        killed.set()
+
+    async def restart() -> None:
+        await killed.wait()
         await asyncio.sleep(0.3)
         await asyncio.to_thread(server.start)
 
-    restarter = asyncio.create_task(kill_and_restart())
-    plays = [c.play(table["id"], "hosted", seed=i, on_message=watch if i == 0 else None,
+    # (killed right in a player's message hook, the players' loop held: their game
+    # cannot end before the crash, however fast the rest of it goes)
+    crash = AtVersion(120, kill)
+    restarter = asyncio.create_task(restart())
+    plays = [c.play(table["id"], "hosted", seed=i, on_message=crash if i == 0 else None,
                     max_backoff=0.5)
              for i, c in enumerate(clients)]
     results = await asyncio.wait_for(asyncio.gather(*plays), 120)
