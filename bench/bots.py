@@ -10,8 +10,8 @@ step is significant, win rates and the split by role, time per decision
 playouts, and the Guard inference's accuracy by round.  A step whose bot is
 not registered is listed as not run.  Every number in the file is
 reproducible from the seed with ``baohuang tournament --bots UPPER,LOWER
---deals N --seed S --format F`` (times are not: they depend on the machine
-and its load).
+--deals N --seed S --format F`` (times are not: they depend on the machine,
+and with ``--clock wall`` on its load).
 
 The first two steps use the ``duplicate`` format.  The search step uses the
 ``challenger`` format by default (``--search-format``): the search bot alone
@@ -85,12 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         argv if argv is not None else sys.argv[1:]))
     results: list[StepResult] = []
     for i, step in enumerate(steps):
-        res = run_step(step, args.seed, rules, args.jobs, args.inference_every, cache)
+        res = run_step(step, args.seed, rules, args.jobs, args.inference_every, cache,
+                       args.clock)
         results.append(res)
         pending = [f"{s.upper} vs {s.lower}" for s in steps[i + 1:]]
         # written after every step, so that a long run leaves what it measured
         args.out.write_text(render(results, command.strip(), args.seed, args.jobs, rules, code,
-                                   pending, notes_for(results)))
+                                   pending, notes_for(results), clock=args.clock))
         if res.report is None:
             print(f"{step.upper} vs {step.lower}: not run ({', '.join(res.missing)} "
                   "not registered)")

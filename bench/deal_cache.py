@@ -119,9 +119,9 @@ class Cache:
 
     @staticmethod
     def key(step: Pairing, rules: RuleSet, seed: int, deal: int, inference: bool,
-            source: str) -> str:
+            source: str, clock: str = "wall") -> str:
         return json.dumps([step.upper, step.lower, step.format, rules.to_dict(), seed, deal,
-                           inference, source], sort_keys=True)
+                           inference, source, clock], sort_keys=True)
 
     def get(self, key: str) -> tuple[DealResult, float] | None:
         """A cached deal and the worker seconds it took."""

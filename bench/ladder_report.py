@@ -70,7 +70,8 @@ def machine_note() -> str:
 
 def render(results: list[StepResult], command: str, seed: int, jobs: int,
            rules: RuleSet, code: str, pending: list[str], notes: list[str], *,
-           title: str = "Bot strength ladder", script: str = "bench/bots.py") -> str:
+           title: str = "Bot strength ladder", script: str = "bench/bots.py",
+           clock: str = "wall") -> str:
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"# {title}",
@@ -82,7 +83,9 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
         f"- machine: {machine_note()}",
         f"- code (at the start of the run): {code}",
         f"- worker processes: {jobs}; rules: {rules.preset_name() or rules.to_dict()}; "
-        f"seed: {seed}",
+        f"seed: {seed}; think times and decision times by "
+        + ("the CPU time of each bot's thread (as if it had a core to itself)" if clock == "cpu"
+           else "the wall clock"),
         *([f"- **run in progress**: still to come: {', '.join(pending)}"] if pending else []),
         "",
         "Formats (see `baohuang/tournament/core.py`): **duplicate**: each deal is played 10 "
@@ -142,7 +145,8 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
                 lines.append(f"| {r.step.upper} vs {r.step.lower} | {name} | "
                              + " | ".join(cells) + " |")
         lines += ["", "## Time per decision", "",
-                  "Wall-clock time of `bot.choose(view, legal)` only (the view is built "
+                  ("CPU time of the worker's thread" if clock == "cpu" else "Wall-clock time")
+                  + " in `bot.choose(view, legal)` only (the view is built "
                   "outside), measured inside the worker processes while the others ran; "
                   "the ratio is the bot's p50 over the lower bot's p50 in the same run.", "",
                   "| step | bot | decisions | p50 ms | p99 ms | mean ms | p50 ratio | "

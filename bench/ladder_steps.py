@@ -64,6 +64,11 @@ def ladder_options(parser: argparse.ArgumentParser, *, deals: int, out: Path,
                        help=f"format of {search_steps} (default {search_format}; "
                             "challenger: the upper bot alone in each seat, 5 seats of 6 "
                             "games a deal instead of duplicate's 25 of 10)")
+    group.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                       help="what think-time bots think by and decisions are timed by "
+                            "(default cpu: each bot's thread's CPU time, as if it had a core "
+                            "to itself however busy the machine; wall: the clock a player "
+                            "waits by)")
     group.add_argument("--cache", type=Path, default=CACHE,
                        help=f"per-deal results cache (default {CACHE})")
     group.add_argument("--no-cache", action="store_true",
@@ -85,10 +90,10 @@ def parse_step(text: str, deals: int) -> Step:
 
 
 def timed_play(bots: list[str], rules: RuleSet, seed: int, deals: list[int], every: int,
-               fmt: str) -> tuple[list[DealResult], float]:
+               fmt: str, clock: str) -> tuple[list[DealResult], float]:
     """:func:`play_deals` with decision times, and the seconds it took."""
     start = time.perf_counter()
-    out = play_deals(bots, rules, seed, deals, every, True, fmt)
+    out = play_deals(bots, rules, seed, deals, every, True, fmt, clock)
     return out, time.perf_counter() - start
 
 
@@ -103,11 +108,11 @@ def _play(t: Tournament, deals: list[int], jobs: int
     parts = [deals[i:i + size] for i in range(0, len(deals), size)]
     if jobs == 1:
         for part in parts:
-            yield timed_play(*args, part, every, t.format)
+            yield timed_play(*args, part, every, t.format, t.clock)
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         pending: set[Future[tuple[list[DealResult], float]]] = {
-            pool.submit(timed_play, *args, part, every, t.format) for part in parts}
+            pool.submit(timed_play, *args, part, every, t.format, t.clock) for part in parts}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -115,17 +120,19 @@ def _play(t: Tournament, deals: list[int], jobs: int
 
 
 def run_step(step: Step, seed: int, rules: RuleSet, jobs: int,
-             inference_every: int, cache: Cache) -> StepResult:
+             inference_every: int, cache: Cache, clock: str = "cpu") -> StepResult:
+    """Play ``step`` (the deals not in ``cache``), think times and decision times
+    measured by ``clock`` (``baohuang.tournament.core.CLOCKS``)."""
     missing = tuple(b for b in (step.upper, step.lower) if not is_bot(b))
     if missing:
         return StepResult(step, None, 0.0, missing)
     t = Tournament([step.upper, step.lower], step.deals, seed, rules, timing=True,
-                   inference_every=inference_every, format=step.format)
+                   inference_every=inference_every, format=step.format, clock=clock)
     source = source_hash((step.upper, step.lower))
     every = t.inference_every if t.inference else 0
 
     def key(d: int) -> str:
-        return Cache.key(step, rules, seed, d, every > 0 and d % every == 0, source)
+        return Cache.key(step, rules, seed, d, every > 0 and d % every == 0, source, clock)
 
     results: dict[int, DealResult] = {}
     seconds = 0.0

@@ -21,7 +21,11 @@ the reference search budget, so a small run shows the command works:
     python bench/levels.py                      # the full ladder (see bench/bots.md)
 
 Deals are cached as in ``bench/bots.py`` (``bench/deal_cache.py``; ``--cache``,
-``--no-cache``).
+``--no-cache``).  Think-time bots think by the CPU time of their own thread
+(``--clock cpu``, the default): a level that thinks 0.8 s a move gets 0.8 s of a
+core however busy the machine is, so a ladder run beside other work measures the
+levels as they play with a core to themselves (``--clock wall``: by the wall
+clock, as at a table).
 """
 
 from __future__ import annotations
@@ -170,13 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     results: list[StepResult] = []
     rated: list[tuple[Step, list[DealResult]]] = []
     for i, step in enumerate(steps):
-        res = run_step(step, args.seed, rules, args.jobs, args.inference_every, cache)
+        res = run_step(step, args.seed, rules, args.jobs, args.inference_every, cache,
+                       args.clock)
         results.append(res)
         rated.append((step, list(res.deals)))
         pending = [f"{s.upper} vs {s.lower}" for s in steps[i + 1:]]
         text = render(results, command.strip(), args.seed, args.jobs, rules, code, pending,
                       _notes(names, args, results), title="Bot difficulty ladder",
-                      script="bench/levels.py")
+                      script="bench/levels.py", clock=args.clock)
         args.out.write_text(text + "\n" + render_ratings(openskill_ratings(rated), names)
                             + ("\n" + kept if kept else ""))
         if res.report is not None:
@@ -249,14 +254,17 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
            "its plays at random; `normal` is `heuristic`; `hard` is the network trained by "
            f"self-play (`{HARD_BOT}`, bench/learned.md); `expert` is the `belief` search "
            f"(deals drawn from `baohuang.bots.belief`) anchored on `{HARD_BOT}`, thinking "
-           f"{EXPERT_THINK:g} s a move by its own clock."]
+           f"{EXPERT_THINK:g} s a move by its own clock"
+           + (" (here the CPU time of its thread: `--clock cpu`)." if args.clock == "cpu"
+              else " (here the wall clock: `--clock wall`).")]
     if args.think_scale != 1.0:
         out += ["", f"**Scaled run**: the expert's think time × {args.think_scale:g} "
                 "(`expert-N`: N ms a move) and the reference search is "
                 f"`{args.search}`, so that the whole ladder fits in a short run on a shared "
                 "machine; the levels as players meet them think the full times.  "
-                "Under load a think-time bot gets less of a core in the same time, so "
-                "these numbers understate the search levels.",
+                + ("" if args.clock == "cpu" else
+                   "Under load a think-time bot gets less of a core in the same time, so "
+                   "these numbers understate the search levels."),
                 "", f"**Full-size estimate**: from this run's worker seconds a deal, the "
                 f"full ladder ({DEFAULT_DEALS:,} deals a step at the levels' own think "
                 f"times) would take about {full_run_hours(results, args.think_scale):,.0f} "
@@ -269,8 +277,10 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
                 "standard deviation of a deal's mean from the interval): "
                 + "; ".join(needed) + "."]
     out += ["", "Think-time bots are not reproducible move for move (how far a search "
-            "gets depends on the machine and its load); the scores of `easy`, `normal` "
-            "and `hard` are."]
+            "gets depends on the machine"
+            + (", not on its load: they think by the CPU time of their thread"
+               if args.clock == "cpu" else " and its load")
+            + "); the scores of `easy`, `normal` and `hard` are."]
     return out
 
 

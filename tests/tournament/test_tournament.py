@@ -7,8 +7,9 @@ import importlib.util
 import json
 import os
 import sys
+import time
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 
 from baohuang import RuleSet
 from baohuang.bots import SearchBot, make_bot
-from baohuang.bots.base import UnknownBot
+from baohuang.bots.base import BOTS, UnknownBot
 from baohuang.cli import app
 from baohuang.tournament.core import (
     Tournament,
@@ -207,6 +208,7 @@ def test_cli_table_names_every_bot() -> None:
     (["--bots", "hosted,random", "--rules", "nosuchrules"], ["--rules", "nosuchrules"]),
     (["--bots", "hosted,random", "--option", "kaopia=on"], ["--option", "kaopia"]),
     (["--bots", "hosted,random", "--deals", "0"], ["--deals"]),
+    (["--bots", "hosted,random", "--clock", "sundial"], ["--clock", "sundial", "wall, cpu"]),
 ])
 def test_cli_bad_input_gets_a_clear_error(args: list[str], words: list[str]) -> None:
     result = runner.invoke(app, ["tournament", *args, "--json"])
@@ -274,6 +276,42 @@ def test_timed_tournament_counts_every_decision_of_both_bots() -> None:
     assert report.timing is not None
     assert all(t.decisions > 0 for t in report.timing.values())
     assert "timing" in report.to_dict()
+
+
+class _ClockProbe:
+    """A bot with a think-time clock, as the search bots have: it notes the clock it
+    was given when it decides."""
+
+    name = "clock-probe"
+    seen: ClassVar[set[Any]] = set()
+
+    def __init__(self, seed: int = 0) -> None:
+        self.clock: Any = time.perf_counter
+
+    def choose(self, view: Any, legal: Any) -> Any:
+        _ClockProbe.seen.add(self.clock)
+        return legal[0]
+
+
+@pytest.mark.parametrize(("clock", "expected"), [("wall", time.perf_counter),
+                                                 ("cpu", time.thread_time)])
+def test_think_time_bots_think_by_the_tournaments_clock(
+        monkeypatch: pytest.MonkeyPatch, clock: str, expected: Any) -> None:
+    """``--clock cpu``: a bot with a think time gets its thread's CPU time, so a search
+    thinks as long on a busy machine as on an idle one (``wall``: as at a table)."""
+    monkeypatch.setitem(BOTS, "clock-probe", _ClockProbe)
+    monkeypatch.setattr(_ClockProbe, "seen", set())
+    play_deal(["clock-probe", "hosted"], RuleSet(), seed=1, deal=0, inference=False,
+              clock=clock)
+    assert _ClockProbe.seen == {expected}
+
+
+def test_cli_times_decisions_by_cpu_time_with_the_cpu_clock() -> None:
+    result = runner.invoke(app, ["tournament", "--bots", "expert-1,hosted", "--deals", "1",
+                                 "--format", "challenger", "--no-inference", "--timing",
+                                 "--clock", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert "CPU time per decision" in result.stdout and "expert-1" in result.stdout
 
 
 def test_challenger_format_puts_the_first_bot_alone_in_each_seat_then_a_baseline() -> None:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from ..bots.base import UnknownBot
 from ..engine.rules import PRESETS, RuleError, RuleSet
-from .core import FORMATS, Tournament, TournamentError
+from .core import CLOCKS, FORMATS, Tournament, TournamentError
 from .execute import local, on_ray
 from .stats import ROLES, RoleStats, TournamentReport, inference_row
 
@@ -47,7 +47,7 @@ def _round_buckets(rounds: dict[int, list[float]]) -> list[tuple[str, list[float
     return out
 
 
-def render(report: TournamentReport, console: Console) -> None:
+def render(report: TournamentReport, console: Console, clock: str = "wall") -> None:
     """Tables of a tournament's results."""
     preset = report.rules.preset_name() or "custom rules"
     table = Table(title=f"{report.format} tournament: {report.deals} deals, {report.games} games, "
@@ -89,7 +89,8 @@ def render(report: TournamentReport, console: Console) -> None:
                             f"{row['base_brier']:.3f}")
             console.print(inf)
     if report.timing:
-        times = Table(title="time per decision", box=box.SIMPLE_HEAD)
+        times = Table(title="time per decision" if clock == "wall"
+                      else "CPU time per decision", box=box.SIMPLE_HEAD)
         for col in ("bot", "decisions", "p50 ms", "p99 ms", "playouts/s"):
             times.add_column(col, justify="left" if col == "bot" else "right")
         for label, t in report.timing.items():
@@ -125,6 +126,12 @@ def tournament_command(
                          "bot, 10 games per pair and deal; challenger: the first bot alone "
                          "in every seat against each other bot, plus that bot's all-five "
                          "baseline game, 6 games per opponent and deal.")] = "duplicate",
+    clock: Annotated[str, typer.Option(
+        "--clock", help="What bots with a think time (expert, search-N with a time limit) "
+                        "think by, and what --timing times: wall, the clock a player "
+                        "waits by; cpu, the CPU time of the bot's own thread, as if it had "
+                        "a core to itself however busy the machine (for strength "
+                        "measured on a loaded machine).")] = "wall",
 ) -> None:
     """Duplicate tournament: every bot in every seat of the same deals.
 
@@ -150,10 +157,13 @@ def tournament_command(
     if format not in FORMATS:
         raise typer.BadParameter(f"unknown tournament format {format!r} "
                                  f"(one of: {', '.join(FORMATS)})", param_hint="--format")
+    if clock not in CLOCKS:
+        raise typer.BadParameter(f"unknown clock {clock!r} (one of: {', '.join(CLOCKS)})",
+                                 param_hint="--clock")
     names = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         t = Tournament(names, deals, seed, ruleset, inference=inference, timing=timing,
-                       inference_every=inference_every, format=format)
+                       inference_every=inference_every, format=format, clock=clock)
     except UnknownBot as exc:
         raise typer.BadParameter(str(exc), param_hint="--bots") from None
     except TournamentError as exc:
@@ -175,4 +185,4 @@ def tournament_command(
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict()) + "\n")
     else:
-        render(report, Console())
+        render(report, Console(), clock)

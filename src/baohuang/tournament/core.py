@@ -77,6 +77,7 @@ from .stats import (
 )
 
 __all__ = [
+    "CLOCKS",
     "FORMATS",
     "Executor",
     "GuardInference",
@@ -90,6 +91,12 @@ __all__ = [
     "play_deals",
     "play_here",
 ]
+
+#: What a bot with a think time (``expert``, ``search`` with ``time_limit``) measures it
+#: by, and what decision times are timed by: ``wall``, the clock a player waits by, as at
+#: a table; ``cpu``, the CPU time of the bot's own thread — what it would think with a
+#: core to itself, however busy the machine is (for measuring strength).
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
 
 SEATS = range(5)
 Progress = Callable[[int], None]
@@ -200,10 +207,10 @@ def _ask_guard(game: Game, round_no: int, infer: GuardInference, tally: GuardTal
 
 def _play_game(rules: RuleSet, game_seed: int, bots: list[Bot], lineup: tuple[int, ...],
                infer: GuardInference | None, tally: GuardTally,
-               timing: dict[int, Timing] | None) -> GameSummary:
+               timing: dict[int, Timing] | None,
+               clock: Callable[[], float] = time.perf_counter) -> GameSummary:
     game = Game.new(rules, game_seed)
     rounds = 0
-    clock = time.perf_counter
     while not game.is_over:
         seat = game.to_act
         assert seat is not None
@@ -231,8 +238,9 @@ def _play_game(rules: RuleSet, game_seed: int, bots: list[Bot], lineup: tuple[in
 
 def play_deal(bot_names: Sequence[str], rules: RuleSet, seed: int, deal: int, *,
               inference: bool = True, timing: bool = False,
-              format: str = "duplicate") -> DealResult:
-    """Play every arrangement of deal number ``deal``.
+              format: str = "duplicate", clock: str = "wall") -> DealResult:
+    """Play every arrangement of deal number ``deal``, think times and decision times
+    measured by ``clock`` (:data:`CLOCKS`).
 
     >>> r = play_deal(["hosted", "random"], RuleSet(), seed=3, deal=0, inference=False)
     >>> len(r.games), sorted({g.lineup[0] for g in r.games})
@@ -243,11 +251,15 @@ def play_deal(bot_names: Sequence[str], rules: RuleSet, seed: int, deal: int, *,
     infer = guard_inference() if inference else None
     clocks = {i: Timing(label) for i, label in enumerate(labels)} if timing else None
     result = DealResult(deal, game_seed)
+    timer = CLOCKS[clock]
     for lineup in arrangements(len(bot_names), format):
         bots = [make_bot(bot_names[lineup[s]], derive_seed(seed, "bot", deal, s))
                 for s in SEATS]
+        for bot in bots:
+            if hasattr(bot, "clock"):       # (a bot with a think time: search's own clock)
+                setattr(bot, "clock", timer)  # noqa: B010
         result.games.append(_play_game(rules, game_seed, bots, lineup, infer,
-                                       result.guard, clocks))
+                                       result.guard, clocks, timer))
     if clocks is not None:
         result.timing = [clocks[i] for i in range(len(labels))]
     return result
@@ -255,10 +267,10 @@ def play_deal(bot_names: Sequence[str], rules: RuleSet, seed: int, deal: int, *,
 
 def play_deals(bot_names: Sequence[str], rules: RuleSet, seed: int, deals: Sequence[int],
                inference_every: int = 1, timing: bool = False,
-               format: str = "duplicate") -> list[DealResult]:
+               format: str = "duplicate", clock: str = "wall") -> list[DealResult]:
     """:func:`play_deal` for several deals (one task of a worker), asking the
     Guard inference on every ``inference_every``-th deal (0: never)."""
-    return [play_deal(bot_names, rules, seed, d, timing=timing, format=format,
+    return [play_deal(bot_names, rules, seed, d, timing=timing, format=format, clock=clock,
                       inference=inference_every > 0 and d % inference_every == 0)
             for d in deals]
 
@@ -277,7 +289,8 @@ class Tournament:
     see the module doc).  With
     ``inference`` the Guard inference is scored on every
     ``inference_every``-th deal (it costs time: every rebel's view is built
-    at the start of every round); ``timing`` measures decision times."""
+    at the start of every round); ``timing`` measures decision times.  ``clock``
+    (:data:`CLOCKS`) is what think times and decision times are measured by."""
 
     bots: Sequence[str]
     deals: int
@@ -287,8 +300,12 @@ class Tournament:
     timing: bool = False
     inference_every: int = 1
     format: str = "duplicate"
+    clock: str = "wall"
 
     def __post_init__(self) -> None:
+        if self.clock not in CLOCKS:
+            raise TournamentError(f"unknown clock {self.clock!r} "
+                                  f"(one of: {', '.join(CLOCKS)})")
         self.bots = list(self.bots)
         unknown = [b for b in self.bots if not is_bot(b)]
         if unknown:
@@ -336,7 +353,7 @@ Executor = Callable[[Tournament, "Progress | None"], list[DealResult]]
 def task_args(t: Tournament, deals: range) -> tuple[Any, ...]:
     """The arguments of :func:`play_deals` for ``deals`` of ``t``."""
     return (t.bots, t.rules, t.seed, list(deals), t.inference_every if t.inference else 0,
-            t.timing, t.format)
+            t.timing, t.format, t.clock)
 
 
 def play_here(t: Tournament, progress: Progress | None) -> list[DealResult]:
