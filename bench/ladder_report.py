@@ -84,7 +84,7 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
         f"- code (at the start of the run): {code}",
         f"- worker processes: {jobs}; rules: {rules.preset_name() or rules.to_dict()}; "
         f"seed: {seed}; think times and decision times by "
-        + ("the CPU time of each bot's thread (as if it had a core to itself)" if clock == "cpu"
+        + ("the CPU time of each worker process (as if it had a core to itself)" if clock == "cpu"
            else "the wall clock"),
         *([f"- **run in progress**: still to come: {', '.join(pending)}"] if pending else []),
         "",

@@ -66,7 +66,7 @@ def ladder_options(parser: argparse.ArgumentParser, *, deals: int, out: Path,
                             "games a deal instead of duplicate's 25 of 10)")
     group.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                        help="what think-time bots think by and decisions are timed by "
-                            "(default cpu: each bot's thread's CPU time, as if it had a core "
+                            "(default cpu: each worker process's CPU time, as if it had a core "
                             "to itself however busy the machine; wall: the clock a player "
                             "waits by)")
     group.add_argument("--cache", type=Path, default=CACHE,

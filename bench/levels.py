@@ -21,7 +21,7 @@ the reference search budget, so a small run shows the command works:
     python bench/levels.py                      # the full ladder (see bench/bots.md)
 
 Deals are cached as in ``bench/bots.py`` (``bench/deal_cache.py``; ``--cache``,
-``--no-cache``).  Think-time bots think by the CPU time of their own thread
+``--no-cache``).  Think-time bots think by the CPU time of their worker process
 (``--clock cpu``, the default): a level that thinks 0.8 s a move gets 0.8 s of a
 core however busy the machine is, so a ladder run beside other work measures the
 levels as they play with a core to themselves (``--clock wall``: by the wall
@@ -255,7 +255,7 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
            f"self-play (`{HARD_BOT}`, bench/learned.md); `expert` is the `belief` search "
            f"(deals drawn from `baohuang.bots.belief`) anchored on `{HARD_BOT}`, thinking "
            f"{EXPERT_THINK:g} s a move by its own clock"
-           + (" (here the CPU time of its thread: `--clock cpu`)." if args.clock == "cpu"
+           + (" (here the CPU time of its worker process: `--clock cpu`)." if args.clock == "cpu"
               else " (here the wall clock: `--clock wall`).")]
     if args.think_scale != 1.0:
         out += ["", f"**Scaled run**: the expert's think time × {args.think_scale:g} "
@@ -278,7 +278,7 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
                 + "; ".join(needed) + "."]
     out += ["", "Think-time bots are not reproducible move for move (how far a search "
             "gets depends on the machine"
-            + (", not on its load: they think by the CPU time of their thread"
+            + (", not on its load: they think by the CPU time of their worker process"
                if args.clock == "cpu" else " and its load")
             + "); the scores of `easy`, `normal` and `hard` are."]
     return out

@@ -294,11 +294,12 @@ class _ClockProbe:
 
 
 @pytest.mark.parametrize(("clock", "expected"), [("wall", time.perf_counter),
-                                                 ("cpu", time.thread_time)])
+                                                 ("cpu", time.process_time)])
 def test_think_time_bots_think_by_the_tournaments_clock(
         monkeypatch: pytest.MonkeyPatch, clock: str, expected: Any) -> None:
-    """``--clock cpu``: a bot with a think time gets its thread's CPU time, so a search
-    thinks as long on a busy machine as on an idle one (``wall``: as at a table)."""
+    """``--clock cpu``: a bot with a think time gets the CPU time of the process playing,
+    so a search thinks as long on a busy machine as on an idle one (``wall``: as at a
+    table)."""
     monkeypatch.setitem(BOTS, "clock-probe", _ClockProbe)
     monkeypatch.setattr(_ClockProbe, "seen", set())
     play_deal(["clock-probe", "hosted"], RuleSet(), seed=1, deal=0, inference=False,

@@ -129,7 +129,8 @@ def tournament_command(
     clock: Annotated[str, typer.Option(
         "--clock", help="What bots with a think time (expert, search-N with a time limit) "
                         "think by, and what --timing times: wall, the clock a player "
-                        "waits by; cpu, the CPU time of the bot's own thread, as if it had "
+                        "waits by; cpu, the CPU time of the process playing the games (its "
+                        "threads too), as if it had "
                         "a core to itself however busy the machine (for strength "
                         "measured on a loaded machine).")] = "wall",
 ) -> None:

@@ -94,9 +94,10 @@ __all__ = [
 
 #: What a bot with a think time (``expert``, ``search`` with ``time_limit``) measures it
 #: by, and what decision times are timed by: ``wall``, the clock a player waits by, as at
-#: a table; ``cpu``, the CPU time of the bot's own thread — what it would think with a
+#: a table; ``cpu``, the CPU time of the process that plays the games (all its threads:
+#: a network's BLAS threads count) — what a bot would think with a
 #: core to itself, however busy the machine is (for measuring strength).
-CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 SEATS = range(5)
 Progress = Callable[[int], None]
