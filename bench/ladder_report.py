@@ -145,7 +145,7 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
                 lines.append(f"| {r.step.upper} vs {r.step.lower} | {name} | "
                              + " | ".join(cells) + " |")
         lines += ["", "## Time per decision", "",
-                  ("CPU time of the worker's thread" if clock == "cpu" else "Wall-clock time")
+                  ("CPU time of the worker process" if clock == "cpu" else "Wall-clock time")
                   + " in `bot.choose(view, legal)` only (the view is built "
                   "outside), measured inside the worker processes while the others ran; "
                   "the ratio is the bot's p50 over the lower bot's p50 in the same run.", "",
