@@ -120,11 +120,14 @@ class AtVersion:
         self.version = version
         self.disrupt = disrupt
         self.done = False
+        #: set once ``disrupt`` has run (what follows it, a restart say, awaits it)
+        self.happened = asyncio.Event()
 
     def __call__(self, message: dict[str, Any]) -> None:
         if not self.done and message.get("version", 0) >= self.version:
             self.done = True
             self.disrupt()
+            self.happened.set()
 
 
 class Raw:

@@ -65,29 +65,23 @@ async def _session(url: str, db_url: str, stop: Callable[[], None] | None = None
     players = (await owner.create_table(**PLAYERS))["id"]
     bots = (await owner.create_table(**BOTS))["id"]
     pauses: list[dict[str, Any]] = []
-    stopped = asyncio.Event()
-
-    def stop_once() -> None:
-        assert stop is not None
-        stop()
-        stopped.set()
-
-    at_version = AtVersion(40, stop_once)
+    at_version = AtVersion(40, stop) if stop is not None else None
 
     def watch(message: dict[str, Any]) -> None:
         if message.get("type") == "pause":
             pauses.append(message)
-        if stop is not None:
+        if at_version is not None:
             at_version(message)
 
     async def resume_after_stop() -> None:
-        await stopped.wait()
-        assert resume is not None
+        assert at_version is not None and resume is not None
+        await at_version.happened.wait()
         await resume()
 
     task = asyncio.create_task(resume_after_stop()) if stop is not None else None
     results = await play_together(clients, players, on_message=watch)
     if task is not None:
+        assert at_version is not None and at_version.done
         await task
     return await _games(db_url, [players, bots]), pauses, results
 

@@ -50,25 +50,21 @@ async def _play_through_a_crash(server: ServerProcess) -> tuple[list[PlayResult]
                                                                  dict[str, Any]]:
     clients = await guests(server.url, 5, "k")
     table = await clients[0].create_table(practice=True, seed=17, timeout=60)
-    killed = asyncio.Event()
-
-    def kill() -> None:
-        server.kill()
-        killed.set()
+    # (killed right in a player's message hook, the players' loop held: their game
+    # cannot end before the crash, however fast the rest of it goes)
+    crash = AtVersion(120, server.kill)
 
     async def restart() -> None:
-        await killed.wait()
+        await crash.happened.wait()
         await asyncio.sleep(0.3)
         await asyncio.to_thread(server.start)
 
-    # (killed right in a player's message hook, the players' loop held: their game
-    # cannot end before the crash, however fast the rest of it goes)
-    crash = AtVersion(120, kill)
     restarter = asyncio.create_task(restart())
     plays = [c.play(table["id"], "hosted", seed=i, on_message=crash if i == 0 else None,
                     max_backoff=0.5)
              for i, c in enumerate(clients)]
     results = await asyncio.wait_for(asyncio.gather(*plays), 120)
+    assert crash.done
     await restarter
     history = await clients[0].history()
     return results, await clients[0].replay(history[0]["game_id"])
