@@ -56,13 +56,16 @@ def running_server(kind: str, directory: Path, *flags: str) -> Iterator[ServerPr
 
 
 @contextlib.contextmanager
-def cluster_nodes(url: str, redis_url: str, directory: Path, *flags: str,
+def cluster_nodes(url: str, redis_url: str | tuple[str, ...], directory: Path, *flags: str,
                   names: tuple[str, ...] = ("one", "two")) -> Iterator[list[ServerProcess]]:
     """Cluster nodes called ``names`` on the database ``url`` and the Redis
-    ``redis_url`` (fast bots, ``flags`` after), started, and stopped after; each logs
-    to ``directory/<name>.log``."""
-    nodes = [ServerProcess(url, None, *FAST, "--redis", redis_url, "--node", name, *flags,
-                           log=directory / f"{name}.log") for name in names]
+    ``redis_url`` (one for each node, if a tuple: a Redis user of its own, say; fast
+    bots, ``flags`` after), started, and stopped after; each logs to
+    ``directory/<name>.log``."""
+    urls = (redis_url,) * len(names) if isinstance(redis_url, str) else redis_url
+    nodes = [ServerProcess(url, None, *FAST, "--redis", node_url, "--node", name, *flags,
+                           log=directory / f"{name}.log")
+             for name, node_url in zip(names, urls, strict=True)]
     try:
         for node in nodes:
             node.start()

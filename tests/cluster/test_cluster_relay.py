@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import redis
+import websockets
 from server_support import (
     DATABASES,
     FAST,
     AtVersion,
+    Raw,
     cluster_nodes,
     database,
     guests,
@@ -144,3 +149,106 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
         diverged, len(record["actions"]), len(alone_record["actions"]))
     assert results[0].games[0]["result"] == alone[0].games[0]["result"]
     _stored_once(results, record)
+
+
+#: a table's first message to a route (the answer to its join), as published to node one
+_FIRST = re.compile(r"t\|\d+\|1\|")
+
+
+def test_a_node_cut_from_its_channel_sends_its_players_back_once_it_has_it_again(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """Mid-game, Redis refuses node one its channel (its Redis user loses the right to
+    it: its subscription is cut, as when only that connection drops) while node one
+    still reaches the rest of Redis.  Its players reconnect to it and join again;
+    node two answers them into node one's channel, which node one does not read — a
+    witness of the test's own does, so those answers are known to be lost to node
+    one.  When node one has its channel again it sends its players to reconnect once
+    more: the game ends as the same deal on one server, every action stored once."""
+    with ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'single.db'}", None, *FAST,
+                       log=tmp_path / "single.log") as single:
+        alone, _, _, alone_record = asyncio.run(_play(single.url, single.url))
+
+    admin = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    admin.acl_setuser("one", enabled=True, passwords=["+one-secret"], keys=["*"],
+                      channels=["*"], categories=["+@all"])
+    one_url = redis_server.url.replace("redis://", "redis://one:one-secret@", 1)
+    witness = admin.pubsub()
+    lost = threading.Event()                 # an answer to a join went to the witness only
+
+    def give_back() -> None:
+        """Node one gets its channel again once an answer to a join through it has
+        been published there (or, if none ever is, when the test has waited enough)."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not lost.is_set():
+            message = witness.get_message(timeout=1.0)
+            texts = message["data"].split("\x1e") if message and message["type"] == "message" \
+                else []
+            if any(_FIRST.match(text) for text in texts):
+                lost.set()
+        witness.close()
+        admin.acl_setuser("one", enabled=True, channels=["*"])
+
+    def cut() -> None:
+        witness.subscribe("bh:node:one")
+        confirmed = witness.get_message(timeout=10)
+        assert confirmed is not None and confirmed["type"] == "subscribe"
+        admin.acl_setuser("one", enabled=True, reset_channels=True, channels=["bh:node:two"])
+        threading.Thread(target=give_back, daemon=True).start()
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
+    with cluster_nodes(url, (one_url, redis_server.url), tmp_path, "--lease-ttl", "1",
+                       "--log-level", "info") as nodes:
+        async def game() -> tuple[list[PlayResult], dict[str, Any]]:
+            clients = await guests(nodes[0].url, 5, "k")
+            owner = Client(nodes[1].url, token=clients[0].token)
+            table_id = (await owner.create_table(**TABLE))["id"]
+            disrupted = AtVersion(40, cut)
+            results = await play_together(clients, table_id, on_message=disrupted,
+                                          max_backoff=0.5)
+            assert disrupted.done
+            history = await clients[0].history()
+            return results, (await clients[0].replay(history[0]["game_id"]))["record"]
+
+        results, record = asyncio.run(game())
+
+    assert lost.is_set()
+    assert sum(r.reconnects for r in results) >= 6, [r.reconnects for r in results]
+    assert record["actions"] == alone_record["actions"]
+    assert results[0].games[0]["result"] == alone[0].games[0]["result"]
+    _stored_once(results, record)
+
+
+def test_a_table_node_cut_from_its_channel_sends_the_other_nodes_watchers_back(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """The other way round: Redis refuses node two — the table's node — its channel
+    while a watcher is at the table through node one.  Node two lets its cross-node
+    clients go and tells their node so (it may still publish): the watcher's socket is
+    closed with 1012, to reconnect, not left open for updates that would never come."""
+    admin = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    admin.acl_setuser("two", enabled=True, passwords=["+two-secret"], keys=["*"],
+                      channels=["*"], categories=["+@all"])
+    two_url = redis_server.url.replace("redis://", "redis://two:two-secret@", 1)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
+    with cluster_nodes(url, (redis_server.url, two_url), tmp_path, "--log-level",
+                       "info") as nodes:
+        async def watch() -> websockets.ConnectionClosed:
+            [user] = await guests(nodes[0].url, 1, "w")
+            table_id = (await Client(nodes[1].url, token=user.token)
+                        .create_table(**TABLE))["id"]
+            raw = await Raw.connect(nodes[0].url, user.token)
+            await raw.send({"type": "join", "table": table_id, "as": "watcher"})
+            assert (await raw.recv_type("table"))["table"]["id"] == table_id
+            admin.acl_setuser("two", enabled=True, reset_channels=True,
+                              channels=["bh:node:one"])
+            try:
+                while True:
+                    await raw.recv(60)
+            except websockets.ConnectionClosed as closed:
+                return closed
+            finally:
+                admin.acl_setuser("two", enabled=True, channels=["*"])
+
+        closed = asyncio.run(watch())
+    assert closed.rcvd is not None
+    assert closed.rcvd.code == 1012
+    assert "reconnect" in closed.rcvd.reason

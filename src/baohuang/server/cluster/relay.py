@@ -15,8 +15,10 @@ remote client is numbered (each way; the two ends and their numbering are
 reconnects and resyncs by version, as after any reconnect.  A publish that no node
 heard (``PUBLISH`` answers how many subscribers got it: the other node is
 subscribing again after Redis went away, or gone) does the same at once for every
-client between the two nodes — so a first message (a ``join``) is never lost
-without a trace.  A node that dies stops renewing its ``{prefix}alive:{name}`` key:
+client between the two nodes, and so does a node for all its cross-node clients
+when it has subscribed again (what was published to it meanwhile is lost) — so a
+first message (a ``join``, or the table's answer to it) is never lost without a
+trace.  A node that dies stops renewing its ``{prefix}alive:{name}`` key:
 the tables of the other nodes then let its clients go (as disconnects), and the
 nodes of its tables' clients, seeing another holder or none, close those clients'
 sockets (1012) so that they reconnect.
@@ -159,14 +161,16 @@ class Relay:
 
     async def _read(self) -> None:
         while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self.redis.pubsub()
             try:
                 await pubsub.subscribe(self.channel)
-                self._subscribed.set()
                 while True:
-                    message = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                       timeout=1.0)
-                    if message is not None and message.get("type") == "message":
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None:
+                        continue
+                    if message.get("type") == "subscribe":
+                        self._on_subscribed()
+                    elif message.get("type") == "message":
                         for text in str(message["data"]).split(_RS):
                             try:
                                 self.dispatch(text)
@@ -184,6 +188,20 @@ class Relay:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
+    def _on_subscribed(self) -> None:
+        """Redis confirmed this node's subscription to its channel.  Any confirmation
+        after the first is a subscription made again (Redis went away, or the
+        connection did and was made again): what other nodes published here meanwhile
+        is lost — the answer to a client that joined again through this node while it
+        was away, say, which would leave that client waiting for ever — so every
+        cross-node client reconnects once more."""
+        if not self._subscribed.is_set():
+            self._subscribed.set()
+            return
+        log.info("cluster: node %s has its channel again; its cross-node clients "
+                 "reconnect", self.node)
+        self._break()
+
     def _unheard(self, node: str) -> None:
         """Nobody listened on ``node``'s channel (it is resubscribing after Redis went
         away, or gone): what was published is lost, so the clients between this node
@@ -198,15 +216,14 @@ class Relay:
                 client.leave()
 
     def _break(self) -> None:
-        """Messages may have been lost: every cross-node client reconnects (its table's
+        """Messages may have been lost: every cross-node client reconnects (the other
         node told so, if Redis takes it: it may have missed nothing)."""
         for route in list(self.routes.values()):
             self.publish(route.node, f"b|{self.node}|{route.id}|0|")
             route.end()
             route.conn.close(1012, "messages between servers were lost; reconnect")
         for client in list(self.clients.values()):
-            client.closed = True
-            client.leave()
+            client.close(1012, "messages between servers were lost; reconnect")
 
     def dispatch(self, text: str) -> None:
         """One message from another node."""
