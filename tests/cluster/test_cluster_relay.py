@@ -81,6 +81,20 @@ def _stored_once(results: list[PlayResult], record: dict[str, Any]) -> None:
     assert sorted(sent) == applied           # every action sent is stored, once
 
 
+async def _disrupted(nodes: list[ServerProcess], disruption: AtVersion
+                     ) -> tuple[list[PlayResult], dict[str, Any]]:
+    """Five players on node one at a table made on node two, with ``disruption`` as
+    their message hook (reconnecting after at most half a second); their results, and
+    the stored record of the game."""
+    clients = await guests(nodes[0].url, 5, "x")
+    owner = Client(nodes[1].url, token=clients[0].token)
+    table_id = (await owner.create_table(**TABLE))["id"]
+    results = await play_together(clients, table_id, on_message=disruption, max_backoff=0.5)
+    assert disruption.done
+    history = await clients[0].history()
+    return results, (await clients[0].replay(history[0]["game_id"]))["record"]
+
+
 @pytest.mark.parametrize("kind", DATABASES)
 def test_players_and_a_watcher_on_one_node_play_a_table_on_another(
         kind: str, tmp_path: Path, redis_server: RedisServer) -> None:
@@ -123,23 +137,12 @@ def test_a_redis_restart_under_cross_node_players_loses_nothing(
     url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
     with cluster_nodes(url, redis_server.url, tmp_path, "--lease-ttl", "1",
                        "--log-level", "info") as nodes:
-        async def game() -> tuple[list[PlayResult], dict[str, Any]]:
-            clients = await guests(nodes[0].url, 5, "x")
-            owner = Client(nodes[1].url, token=clients[0].token)
-            table_id = (await owner.create_table(**TABLE))["id"]
-            def restart() -> None:
-                redis_server.stop()
-                time.sleep(1)
-                redis_server.start()
+        def restart() -> None:
+            redis_server.stop()
+            time.sleep(1)
+            redis_server.start()
 
-            restarted = AtVersion(60, restart)
-            results = await play_together(clients, table_id, on_message=restarted,
-                                          max_backoff=0.5)
-            assert restarted.done
-            history = await clients[0].history()
-            return results, (await clients[0].replay(history[0]["game_id"]))["record"]
-
-        results, record = asyncio.run(game())
+        results, record = asyncio.run(_disrupted(nodes, AtVersion(60, restart)))
 
     assert sum(r.reconnects for r in results) >= 5, [r.reconnects for r in results]
     diverged = next((i for i, (a, b) in enumerate(zip(record["actions"],
@@ -198,18 +201,7 @@ def test_a_node_cut_from_its_channel_sends_its_players_back_once_it_has_it_again
     url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
     with cluster_nodes(url, (one_url, redis_server.url), tmp_path, "--lease-ttl", "1",
                        "--log-level", "info") as nodes:
-        async def game() -> tuple[list[PlayResult], dict[str, Any]]:
-            clients = await guests(nodes[0].url, 5, "k")
-            owner = Client(nodes[1].url, token=clients[0].token)
-            table_id = (await owner.create_table(**TABLE))["id"]
-            disrupted = AtVersion(40, cut)
-            results = await play_together(clients, table_id, on_message=disrupted,
-                                          max_backoff=0.5)
-            assert disrupted.done
-            history = await clients[0].history()
-            return results, (await clients[0].replay(history[0]["game_id"]))["record"]
-
-        results, record = asyncio.run(game())
+        results, record = asyncio.run(_disrupted(nodes, AtVersion(40, cut)))
 
     assert lost.is_set()
     assert sum(r.reconnects for r in results) >= 6, [r.reconnects for r in results]
