@@ -133,17 +133,24 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
         lines += ["", "## By role (mean score per game, games in brackets)", "",
                   "In the challenger format the upper bot's games are its lone seats and "
                   "the lower bot's are the seats of the baseline game (the same seats of "
-                  "the same deals).", "",
+                  "the same deals).  In the duplicate format a bot's games are its lone "
+                  "seats and its four copies' seats around the other bot's lone seat, "
+                  "whose scores are the other bot's doing as much as its own; the rows "
+                  "*alone* count its lone seats only.", "",
                   "| step | bot | " + " | ".join(ROLES) + " |",
                   "|---|---|" + "---|" * len(ROLES)]
         for r in ran:
             assert r.report is not None
             for name in (r.step.upper, r.step.lower):
                 bot = r.report.bots[name]
-                cells = [f"{bot.by_role[role].mean:+.2f} ({bot.by_role[role].games})"
-                         if bot.by_role[role].games else "—" for role in ROLES]
-                lines.append(f"| {r.step.upper} vs {r.step.lower} | {name} | "
-                             + " | ".join(cells) + " |")
+                splits = [(name, bot.by_role)]
+                if r.step.format == "duplicate":
+                    splits.append((f"{name}, alone", bot.alone))
+                for shown, by_role in splits:
+                    cells = [f"{by_role[role].mean:+.2f} ({by_role[role].games})"
+                             if by_role[role].games else "—" for role in ROLES]
+                    lines.append(f"| {r.step.upper} vs {r.step.lower} | {shown} | "
+                                 + " | ".join(cells) + " |")
         lines += ["", "## Time per decision", "",
                   ("CPU time of the worker process" if clock == "cpu" else "Wall-clock time")
                   + " in `bot.choose(view, legal)` only (the view is built "

@@ -5,6 +5,7 @@ that follow the deals' winners, and one file with every table."""
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,6 +65,14 @@ def test_ratings_follow_who_scored_more_in_each_deal(levels: ModuleType,
         assert normal.mu < easy.mu
     text = levels.render_ratings(ratings, levels.level_names(1.0))
     assert "| normal | 普通 / Normal |" in text and "| easy | 简单 / Easy |" in text
+    # the page's roles of a duplicate step: each bot's games, then its lone seats alone
+    # (5 a deal: the upper bot alone against four of the lower one in each seat)
+    page = sys.modules["ladder_report"].render([result], "python bench/levels.py", 3, 1,
+                                               rules, "code", [], [])
+    for name, games in (("normal", 100), ("normal, alone", 20), ("easy, alone", 20)):
+        row = next(line for line in page.splitlines()
+                   if line.startswith(f"| normal vs easy | {name} |"))
+        assert sum(map(int, re.findall(r"\((\d+)\)", row))) == games, row
 
 
 def test_search_steps_may_take_fewer_deals_another_format_and_fewer_references(

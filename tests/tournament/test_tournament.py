@@ -109,6 +109,26 @@ def test_scores_are_zero_sum_without_rebellion() -> None:
     assert report.bots["random"].mean == -report.bots["hosted"].mean
 
 
+def test_a_bots_lone_seats_are_split_by_role_apart_from_its_copies() -> None:
+    # In each game one bot sits alone against four copies of the other: with zero-sum
+    # scores a bot's lone seats make what the other's copies lose, and the lone seats
+    # alone are 5 of a bot's 25 seats a deal, by the roles they had.
+    rules = RuleSet.preset("shandong").with_option("rebellion=off")
+    report = Tournament(["random", "hosted"], deals=3, seed=9, rules=rules,
+                        inference=False).run()
+    one, other = report.bots["random"], report.bots["hosted"]
+    for bot, peer in ((one, other), (other, one)):
+        assert sum(r.games for r in bot.alone.values()) == 15
+        lone = sum(r.total for r in bot.alone.values())
+        copies = peer.total - sum(r.total for r in peer.alone.values())
+        assert lone == -copies != 0
+        for role in ROLES:
+            assert bot.alone[role].games <= bot.by_role[role].games
+    data = report.to_dict()["bots"]["hosted"]["by_role_alone"]
+    assert {role: data[role]["games"] for role in ROLES} == {
+        role: other.alone[role].games for role in ROLES}
+
+
 def test_scores_are_zero_sum_except_a_lone_rebels_doubling() -> None:
     # A failed 造反 doubles one player's score: the game's sum is then half
     # of that player's score; otherwise it is exactly zero.
@@ -181,8 +201,8 @@ def test_cli_prints_one_json_object_with_the_documented_keys() -> None:
         assert isinstance(bot["mean"], float) and isinstance(bot["win_rate"], float)
         lo, hi = bot["ci95"]
         assert lo <= bot["mean"] <= hi
-        assert set(bot["by_role"]) == set(ROLES)
-        for role in bot["by_role"].values():
+        assert set(bot["by_role"]) == set(ROLES) == set(bot["by_role_alone"])
+        for role in [*bot["by_role"].values(), *bot["by_role_alone"].values()]:
             assert {"games", "mean", "ci95", "win_rate"} <= set(role)
 
 
@@ -200,6 +220,7 @@ def test_cli_table_names_every_bot() -> None:
                                  "--no-inference"])
     assert result.exit_code == 0, result.output
     assert "hosted" in result.stdout and "random" in result.stdout
+    assert "by role, lone seats only" in result.stdout
 
 
 @pytest.mark.parametrize(("args", "words"), [

@@ -47,6 +47,20 @@ def _round_buckets(rounds: dict[int, list[float]]) -> list[tuple[str, list[float
     return out
 
 
+def _roles_table(title: str, caption: str | None = None) -> Table:
+    roles = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
+    roles.add_column("bot")
+    for role in ROLES:
+        roles.add_column(role, justify="right")
+    return roles
+
+
+def _role_cells(by_role: dict[str, RoleStats]) -> list[str]:
+    """``mean (games)`` of each role, ``—`` for a role it never had."""
+    return [f"{r.mean:+.2f} ({r.games})" if r.games else "—"
+            for r in (by_role[role] for role in ROLES)]
+
+
 def render(report: TournamentReport, console: Console, clock: str = "wall") -> None:
     """Tables of a tournament's results."""
     preset = report.rules.preset_name() or "custom rules"
@@ -55,17 +69,19 @@ def render(report: TournamentReport, console: Console, clock: str = "wall") -> N
                   caption="mean score per game; ±: its 95% interval (deals as the unit)")
     for col in ("bot", "games", "mean", "±95%", "win rate"):
         table.add_column(col, justify="left" if col == "bot" else "right")
-    roles = Table(title="by role: mean score per game (games)", box=box.SIMPLE_HEAD)
-    roles.add_column("bot")
-    for role in ROLES:
-        roles.add_column(role, justify="right")
+    roles = _roles_table("by role: mean score per game (games)")
+    # (in duplicate play a bot's games by role mix its lone seats with its four copies'
+    # around another bot: the lone seats alone say what it makes of a role)
+    alone = _roles_table("by role, lone seats only", "alone against four of another bot")
     for label, bot in report.bots.items():
         table.add_row(label, str(bot.games), f"{bot.mean:+.3f}", _ci(bot.overall),
                       f"{bot.win_rate:.1%}")
-        roles.add_row(label, *(f"{r.mean:+.2f} ({r.games})" if r.games else "—"
-                               for r in (bot.by_role[role] for role in ROLES)))
+        roles.add_row(label, *_role_cells(bot.by_role))
+        alone.add_row(label, *_role_cells(bot.alone))
     console.print(table)
     console.print(roles)
+    if report.format == "duplicate":
+        console.print(alone)
     if len(report.pairs) > 1 or report.format == "challenger":
         title = ("challenger's gain per seat over each opponent's baseline"
                  if report.format == "challenger"

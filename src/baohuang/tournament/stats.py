@@ -168,12 +168,18 @@ class RoleStats:
 
 @dataclass(frozen=True, slots=True)
 class BotStats:
-    """One bot's results over the whole tournament."""
+    """One bot's results over the whole tournament: over all its games, by role,
+    by seat, and by role in its lone seats alone (``alone``: the games where it
+    sat alone against four copies of another bot).  In duplicate play ``by_role``
+    also counts the seats of its four copies around another bot's lone seat, whose
+    scores are that bot's doing as much as its own (strong copies carry a weak
+    rebel); ``alone`` is what it makes of a role by itself."""
 
     label: str
     overall: RoleStats
     by_role: dict[str, RoleStats]
     by_seat: dict[int, RoleStats]
+    alone: dict[str, RoleStats]
 
     @property
     def games(self) -> int:
@@ -199,6 +205,7 @@ class BotStats:
         out = self.overall.to_dict()
         out["total"] = self.overall.total
         out["by_role"] = {r: s.to_dict() for r, s in self.by_role.items()}
+        out["by_role_alone"] = {r: s.to_dict() for r, s in self.alone.items()}
         out["by_seat"] = {str(s): {"games": v.games, "mean": round(v.mean, 4)}
                           for s, v in self.by_seat.items()}
         return out
@@ -272,6 +279,7 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
     overall = [_Clustered(deals) for _ in range(n)]
     by_role = [{r: _Clustered(deals) for r in ROLES} for _ in range(n)]
     by_seat = [{s: _Clustered(deals) for s in range(5)} for _ in range(n)]
+    alone = [{r: _Clustered(deals) for r in ROLES} for _ in range(n)]
     pairs: dict[tuple[int, int], _Clustered] = {}
     for a in range(n):
         for b in range(a + 1, n):
@@ -281,10 +289,12 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
     timing: dict[str, Timing] | None = None
     games = 0
 
-    def count(d: int, who: int, seat: int, score: int, role: str) -> None:
+    def count(d: int, who: int, seat: int, score: int, role: str, lone: bool) -> None:
         overall[who].add(d, score)
         by_role[who][role].add(d, score)
         by_seat[who][seat].add(d, score)
+        if lone:
+            alone[who][role].add(d, score)
 
     for d, res in enumerate(results):
         games += len(res.games)
@@ -293,11 +303,11 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
             for g in res.games:
                 if len(set(g.lineup)) == 1:
                     for seat in range(5):
-                        count(d, g.lineup[0], seat, g.scores[seat], g.roles[seat])
+                        count(d, g.lineup[0], seat, g.scores[seat], g.roles[seat], False)
                     continue
                 seat = g.lineup.index(0)
                 other = g.lineup[(seat + 1) % 5]
-                count(d, 0, seat, g.scores[seat], g.roles[seat])
+                count(d, 0, seat, g.scores[seat], g.roles[seat], True)
                 pairs[(0, other)].add(d, g.scores[seat] - base[other].scores[seat])
         else:
             for g in res.games:
@@ -305,7 +315,7 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
                 pair = pairs[(low, max(g.lineup))]
                 for seat, (who, score, role) in enumerate(zip(g.lineup, g.scores, g.roles,
                                                               strict=True)):
-                    count(d, who, seat, score, role)
+                    count(d, who, seat, score, role, g.lineup.count(who) == 1)
                     if who == low:
                         pair.add(d, score)
         for key, sums in sorted(res.guard.items()):
@@ -319,7 +329,8 @@ def build_report(labels: Sequence[str], seed: int, rules: RuleSet, deals: int,
                 timing[t.label].merge(t)
     bots = {labels[i]: BotStats(labels[i], overall[i].stats(),
                                 {r: c.stats() for r, c in by_role[i].items()},
-                                {s: c.stats() for s, c in by_seat[i].items()})
+                                {s: c.stats() for s, c in by_seat[i].items()},
+                                {r: c.stats() for r, c in alone[i].items()})
             for i in range(n)}
     pair_stats = {f"{labels[a]} vs {labels[b]}": c.stats() for (a, b), c in pairs.items()}
     return TournamentReport(seed, deals, rules, games, bots, pair_stats,
