@@ -16,7 +16,7 @@ from ladder_steps import StepResult
 
 from baohuang.engine.rules import RuleSet
 from baohuang.tournament.execute import default_jobs
-from baohuang.tournament.stats import ROLES, RoleStats, inference_row
+from baohuang.tournament.stats import ROLES, RoleStats, inference_row, role_cells
 
 
 def ci_text(stats: RoleStats) -> str:
@@ -147,10 +147,8 @@ def render(results: list[StepResult], command: str, seed: int, jobs: int,
                 if r.step.format == "duplicate":
                     splits.append((f"{name}, alone", bot.alone))
                 for shown, by_role in splits:
-                    cells = [f"{by_role[role].mean:+.2f} ({by_role[role].games})"
-                             if by_role[role].games else "—" for role in ROLES]
                     lines.append(f"| {r.step.upper} vs {r.step.lower} | {shown} | "
-                                 + " | ".join(cells) + " |")
+                                 + " | ".join(role_cells(by_role)) + " |")
         lines += ["", "## Time per decision", "",
                   ("CPU time of the worker process" if clock == "cpu" else "Wall-clock time")
                   + " in `bot.choose(view, legal)` only (the view is built "

@@ -18,7 +18,7 @@ from ..bots.base import UnknownBot
 from ..engine.rules import PRESETS, RuleError, RuleSet
 from .core import CLOCKS, FORMATS, Tournament, TournamentError
 from .execute import local, on_ray
-from .stats import ROLES, RoleStats, TournamentReport, inference_row
+from .stats import ROLES, RoleStats, TournamentReport, inference_row, role_cells
 
 __all__ = ["render", "tournament_command"]
 
@@ -55,12 +55,6 @@ def _roles_table(title: str, caption: str | None = None) -> Table:
     return roles
 
 
-def _role_cells(by_role: dict[str, RoleStats]) -> list[str]:
-    """``mean (games)`` of each role, ``—`` for a role it never had."""
-    return [f"{r.mean:+.2f} ({r.games})" if r.games else "—"
-            for r in (by_role[role] for role in ROLES)]
-
-
 def render(report: TournamentReport, console: Console, clock: str = "wall") -> None:
     """Tables of a tournament's results."""
     preset = report.rules.preset_name() or "custom rules"
@@ -76,8 +70,8 @@ def render(report: TournamentReport, console: Console, clock: str = "wall") -> N
     for label, bot in report.bots.items():
         table.add_row(label, str(bot.games), f"{bot.mean:+.3f}", _ci(bot.overall),
                       f"{bot.win_rate:.1%}")
-        roles.add_row(label, *_role_cells(bot.by_role))
-        alone.add_row(label, *_role_cells(bot.alone))
+        roles.add_row(label, *role_cells(bot.by_role))
+        alone.add_row(label, *role_cells(bot.alone))
     console.print(table)
     console.print(roles)
     if report.format == "duplicate":

@@ -45,6 +45,7 @@ __all__ = [
     "build_report",
     "inference_row",
     "mean_ci",
+    "role_cells",
     "role_of",
     "t_975",
     "tally_guard",
@@ -164,6 +165,13 @@ class RoleStats:
         return {"games": self.games, "mean": round(self.mean, 4),
                 "ci95": None if self.ci95 is None else list(self.ci95),
                 "win_rate": round(self.win_rate, 4)}
+
+
+def role_cells(by_role: dict[str, RoleStats]) -> list[str]:
+    """``mean (games)`` of each of :data:`ROLES`, ``—`` for a role never held (a
+    report's row of a bot by role)."""
+    return [f"{r.mean:+.2f} ({r.games})" if r.games else "—"
+            for r in (by_role[role] for role in ROLES)]
 
 
 @dataclass(frozen=True, slots=True)
