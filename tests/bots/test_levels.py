@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import baohuang as bh
 from baohuang.bots import LEVELS, BeliefSearchBot, bot_names, is_bot, make_bot
-from baohuang.bots.levels import EXPERT_THINK, HARD_BOT, EasyBot, label
+from baohuang.bots.levels import EXPERT_ROLES, EXPERT_THINK, HARD_BOT, EasyBot, label
 from baohuang.learn.bot import LearnedBot
 
 
@@ -28,15 +28,22 @@ def test_hard_is_the_learned_bot_and_expert_searches_on_top_of_it() -> None:
     scaled = make_bot("expert-40", seed=1)
     assert isinstance(scaled, BeliefSearchBot) and scaled.time_limit == 0.04
     # the expert plays the hard level's move wherever it does not search (the role
-    # phase, by default) and keeps it unless its playouts find a clearly better one
-    game = bh.Game.new(seed=2)
-    while game.stage is not bh.Stage.PLAY:
-        seat = game.to_act
-        assert seat is not None
-        view, legal = game.view(seat), game.legal_actions()
-        answer = LearnedBot(1).choose(view, legal)
-        assert expert.choose(view, legal) == answer
-        game.apply(answer)
+    # phase, and the play of every role but a rebel's) and keeps it unless its
+    # playouts find a clearly better one
+    assert isinstance(expert, BeliefSearchBot) and expert.play_roles == EXPERT_ROLES == {"rebel"}
+    played = 0
+    for seed in (2, 3):
+        game = bh.Game.new(seed=seed)
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None
+            view, legal = game.view(seat), game.legal_actions()
+            answer = LearnedBot(1).choose(view, legal)
+            if view.role != "rebel" or game.stage is not bh.Stage.PLAY:
+                assert expert.choose(view, legal) == answer and expert.last_playouts == 0
+                played += game.stage is bh.Stage.PLAY and len(legal) > 1
+            game.apply(answer)
+    assert played > 10
 
 
 def test_easy_slips_but_plays_legally_and_reproducibly() -> None:
