@@ -11,12 +11,12 @@ import pytest
 from helpers import play_out, random_state, swapped
 
 import baohuang as bh
-from baohuang import Action, ActionKind, Game, Stage
+from baohuang import Action, ActionKind, Game, Stage, View
 from baohuang.bots import Bot, SearchBot, hosted_action, make_bot
 from baohuang.bots.hand_eval import rank_counts_of
 from baohuang.bots.search.rollout import RolloutPolicy, Simulator
 from baohuang.bots.search.sampler import DealSampler
-from baohuang.bots.search.search import SEARCHED_ROLES, play_role
+from baohuang.bots.search.search import PLAY_ROLES, SEARCHED_ROLES, play_role
 from baohuang.bots.search.worlds import RoleFacts
 from baohuang.engine.moves import materialize
 from baohuang.engine.plays import Shape, classify
@@ -342,51 +342,41 @@ def test_early_stop_keeps_the_anchors_answer_and_saves_playouts() -> None:
     assert saved > 0
 
 
-def test_a_solo_emperors_play_is_the_anchors_unless_solo_is_a_searched_role() -> None:
-    checked = 0
-    for seed in range(60):
+def play_views_by_role(each: int) -> dict[str, list[tuple[View, list[Action]]]]:
+    """Up to ``each`` play-phase decisions with a choice of three or more, for every
+    role of :data:`PLAY_ROLES`, from games of heuristic bots."""
+    found: dict[str, list[tuple[View, list[Action]]]] = {role: [] for role in PLAY_ROLES}
+    for seed in range(80):
         game = Game.new(bh.RuleSet(), seed=seed)
         while not game.is_over:
             seat = game.to_act
             assert seat is not None
             view, legal = game.view(seat), game.legal_actions()
-            if (game.stage is Stage.PLAY and view.solo is not None and seat == view.emperor
-                    and len(legal) > 2 and checked < 4):
-                anchor = make_bot("heuristic", 2).choose(view, legal)
-                bot = SearchBot(seed=2, iterations=60)
-                assert bot.choose(view, legal) == anchor and bot.last_playouts == 0
-                deep = SearchBot(seed=2, iterations=60, play_roles=SEARCHED_ROLES | {"solo"})
-                assert deep.choose(view, legal) in legal and deep.last_playouts > 0
-                checked += 1
+            role = play_role(view)
+            if (game.stage is Stage.PLAY and len(legal) > 2 and role is not None
+                    and len(found[role]) < each):
+                found[role].append((view, legal))
             game.apply(make_bot("heuristic", seat).choose(view, legal))
-        if checked >= 4:
+        if all(len(views) >= each for views in found.values()):
             break
-    assert checked >= 1
+    return found
 
 
 def test_only_the_play_of_the_searched_roles_is_searched() -> None:
-    """A rebel-only search (the expert level's choice) plays the anchor's move as
-    Emperor and Guard, without a playout, and searches as a rebel."""
-    seen: dict[str | None, int] = {}
-    rebels_only = SearchBot(seed=3, iterations=40, play_roles={"rebel"})
-    for seed in range(30):
-        game = Game.new(bh.RuleSet(), seed=seed)
-        while not game.is_over:
-            seat = game.to_act
-            assert seat is not None
-            view, legal = game.view(seat), game.legal_actions()
-            anchor = make_bot("heuristic", 3).choose(view, legal)
-            if game.stage is Stage.PLAY and len(legal) > 2 and seen.get(play_role(view), 0) < 3:
-                role = play_role(view)
-                choice = rebels_only.choose(view, legal)
-                if role == "rebel":
-                    assert rebels_only.last_playouts > 0 and choice in legal
+    """By default every role's play but a solo Emperor's (独保) is searched; a
+    rebel-only search (the expert level's choice) plays the anchor's move as
+    Emperor and Guard, without a playout."""
+    found = play_views_by_role(3)
+    assert all(found.values()), {role: len(views) for role, views in found.items()}
+    for searched in (SEARCHED_ROLES, SEARCHED_ROLES | {"solo"}, frozenset({"rebel"})):
+        for role, views in found.items():
+            for view, legal in views:
+                bot = SearchBot(seed=3, iterations=40, play_roles=searched)
+                choice = bot.choose(view, legal)
+                if role in searched:
+                    assert bot.last_playouts > 0 and choice in legal
                 else:
-                    assert choice == anchor and rebels_only.last_playouts == 0
-                seen[role] = seen.get(role, 0) + 1
-            game.apply(anchor)
-        if all(seen.get(role, 0) >= 3 for role in ("emperor", "guard", "rebel")):
-            break
-    assert all(seen.get(role, 0) >= 3 for role in ("emperor", "guard", "rebel")), seen
+                    assert choice == make_bot("heuristic", 3).choose(view, legal)
+                    assert bot.last_playouts == 0
     with pytest.raises(ValueError, match="unknown role bishop in play_roles"):
         SearchBot(play_roles={"rebel", "bishop"})
