@@ -46,7 +46,7 @@ from ladder_report import code_note, render
 from ladder_steps import Step, StepResult, ladder_options, run_step
 from openskill.models import PlackettLuce
 
-from baohuang.bots.levels import EXPERT_THINK, HARD_BOT, LEVELS
+from baohuang.bots.levels import EXPERT_ROLES, EXPERT_THINK, HARD_BOT, LEVELS
 from baohuang.engine.rules import RuleSet
 from baohuang.tournament.records import DealResult
 
@@ -252,9 +252,10 @@ def _notes(names: dict[str, str], args: argparse.Namespace,
     levels = ", ".join(f"`{names[lv.name]}` {lv.zh} / {lv.en}" for lv in LEVELS)
     out = ["", f"**Levels** (weakest first): {levels}.  `easy` is `heuristic` with a third of "
            "its plays at random; `normal` is `heuristic`; `hard` is the network trained by "
-           f"self-play (`{HARD_BOT}`, bench/learned.md); `expert` is the `belief` search "
-           f"(deals drawn from `baohuang.bots.belief`) anchored on `{HARD_BOT}`, thinking "
-           f"{EXPERT_THINK:g} s a move by its own clock"
+           f"self-play (`{HARD_BOT}`, bench/learned.md); `expert` is `{HARD_BOT}` with its "
+           f"play as a {' or '.join(sorted(EXPERT_ROLES))} searched: the `belief` "
+           f"search (deals drawn from `baohuang.bots.belief`) anchored on `{HARD_BOT}`, "
+           f"thinking {EXPERT_THINK:g} s a move by its own clock"
            + (" (here the CPU time of its worker process: `--clock cpu`)." if args.clock == "cpu"
               else " (here the wall clock: `--clock wall`).")]
     if args.think_scale != 1.0:
