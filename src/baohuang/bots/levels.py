@@ -24,10 +24,13 @@ over 2,000 deals, +0.35 over the ladder's 200).
 The expert level is the hard level until it plays as a rebel; then it searches
 the hidden hands drawn from :class:`~baohuang.bots.belief.Belief` and plays the
 hard level's move unless its playouts find a clearly better one.  Searching
-only there beat the hard level by +0.48 points a seat (95% interval +0.07 to
-+0.88) over 260 challenger-format deals (``bench/belief.md``), where searching
+only there beat the hard level by 0.48 points a seat (95% interval 0.07 to
+0.88) over 260 challenger-format deals (``bench/belief.md``), where searching
 every role's play had not shown a gain: as Emperor and Guard the playouts' weak
-rebels make the search overrate bold play.  The expert level thinks for a fixed time measured by
+rebels make the search overrate bold play.  In duplicate play against
+``heuristic`` it scores less than the hard level (``bench/belief.md``): its
+searching copies defend well against their own copy's solo, which carries the
+other bot's lone rebel.  The expert level thinks for a fixed time measured by
 its own clock (never the engine's), so its games are not reproducible move for
 move; ``expert-N`` is the same bot with ``N`` milliseconds a move (the ladder
 of ``bench/levels.py`` runs it scaled down on a busy machine).
