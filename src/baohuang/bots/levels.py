@@ -28,12 +28,13 @@ only there beat the hard level by 0.48 points a seat (95% interval 0.07 to
 0.88) over 260 challenger-format deals (``bench/belief.md``), where searching
 every role's play had not shown a gain: as Emperor and Guard the playouts' weak
 rebels make the search overrate bold play.  In duplicate play against
-``heuristic`` it scores less than the hard level (``bench/belief.md``): its
-searching copies defend well against their own copy's solo, which carries the
-other bot's lone rebel.  The expert level thinks for a fixed time measured by
-its own clock (never the engine's), so its games are not reproducible move for
-move; ``expert-N`` is the same bot with ``N`` milliseconds a move (the ladder
-of ``bench/levels.py`` runs it scaled down on a busy machine).
+``heuristic`` it scored 0.40 a game less than the hard level over 30 deals
+(interval -0.81 to +0.01, ``bench/belief.md``): its searching copies defend well
+against their own copy's solo, which carries the other bot's lone rebel.  The
+expert level thinks for a fixed time measured by its own clock (never the
+engine's), so its games are not reproducible move for move; ``expert-N`` is the
+same bot with ``N`` milliseconds a move (the ladder of ``bench/levels.py`` runs
+it scaled down on a busy machine).
 
 >>> from baohuang.bots import make_bot
 >>> [level.name for level in LEVELS]
