@@ -34,8 +34,11 @@ PAUSE, HOSTED_DELAY, TIMEOUT = 3.0, 0.5, 20.0
 class Table:
     """Five seated sockets and a watcher at one table, with its clock."""
 
-    def __init__(self, clock: ManualClock, seats: list[Raw], watcher: Raw) -> None:
+    def __init__(self, clock: ManualClock, seats: list[Raw], watcher: Raw,
+                 spec: dict[str, Any], tokens: list[str]) -> None:
         self.clock, self.seats, self.watcher = clock, seats, watcher
+        #: the table as created, and each seat's session token (to connect again)
+        self.spec, self.tokens = spec, tokens
         #: (clock time, message) as each socket received them, in order
         self.log: dict[int | None, list[tuple[float, dict[str, Any]]]] = {
             i: [] for i in [*range(5), None]}
@@ -98,6 +101,16 @@ class Table:
                 return seat
         return None
 
+    async def reconnect(self, url: str, seat: int) -> None:
+        """``seat``'s player comes back on a new connection (the old one is closed)."""
+        old = self.seats[seat]
+        raw = await Raw.connect(url, self.tokens[seat])
+        await raw.send({"type": "join", "table": self.spec["id"]})
+        await raw.recv_type("snapshot")
+        self.seats[seat] = raw
+        await old.close()
+        await self.quiet()
+
     async def act(self, seat: int) -> None:
         view = self.seats[seat].view
         parsed = view_from_dict(view)
@@ -123,7 +136,8 @@ async def _table(url: str, clocks: Clocks, seed: int) -> Table:
     watcher = await Raw.connect(url)
     await watcher.send({"type": "join", "table": spec["id"], "as": "watcher"})
     seats = [await Raw.connect(url, client.token) for client in clients]
-    table = Table(clocks.tables[spec["id"]], seats, watcher)
+    table = Table(clocks.tables[spec["id"]], seats, watcher, spec,
+                  [str(client.token) for client in clients])
     await watcher.recv_type("table")
     for raw in seats:                      # (the fifth one starts the game)
         await raw.send({"type": "join", "table": spec["id"]})
@@ -248,3 +262,29 @@ def test_the_guards_answer_after_his_time_is_refused(server: tuple[str, Clocks])
     assert after != "guard" and now == after
     assert refused["code"] in ("illegal", "not_your_turn", "stale"), refused
 
+
+
+def test_reconnecting_never_delays_hosteds_answer(server: tuple[str, Clocks]) -> None:
+    """A seat on 托管 whose player reconnects again and again before 托管 answers: the
+    answer still comes ``hosted_delay`` after 托管 was turned on (each reconnect used to
+    time it anew, so a player could hold the table up by reconnecting)."""
+    url, clocks = server
+
+    async def main() -> tuple[Table, int, float]:
+        table = await _table(url, clocks, seed=3)
+        seat = table.deciding()
+        assert seat is not None
+        await table.seats[seat].send({"type": "hosted", "on": True})
+        await table.quiet(seat)
+        on_at = table.clock.now()
+        for step in (1, 2, 3, 4):
+            await table.advance_to(on_at + HOSTED_DELAY * step / 5)
+            await table.reconnect(url, seat)
+            assert table.deciding() == seat          # (托管 has not answered yet)
+        await table.advance_to(on_at + HOSTED_DELAY)
+        return table, seat, on_at
+
+    table, seat, on_at = asyncio.run(main())
+    moved = [at for at, m in table.log[None]
+             if m["type"] == "update" and any(e.get("seat") == seat for e in m["events"])]
+    assert moved and moved[0] == on_at + HOSTED_DELAY, (moved, on_at)

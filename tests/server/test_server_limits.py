@@ -98,19 +98,20 @@ def test_idle_tables_are_dissolved_and_their_games_kept(tmp_path: Path) -> None:
 
 
 def test_a_game_in_progress_at_an_idle_table_is_abandoned_unscored(tmp_path: Path) -> None:
-    """Everyone leaves a game in progress (their seats go on 托管, here slower than the
-    idle limit, after its first decision): when the table is dissolved as idle the game
+    """Everyone leaves a game in progress (their seats go on 托管, here waiting out each
+    turn's time, longer than the idle limit, after its first decision): when the table
+    is dissolved as idle the game
     is abandoned — stored as such, scored for nobody (no game, point or rating counted,
     in no history) and not replayed; its watcher is told the table was dissolved as idle.
     The table's clock is moved past the idle limit by hand."""
     clocks = Clocks()
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
-                          hosted_delay=100000.0, away_grace=10.0, table_idle=3600.0,
+                          hosted_delay=100000.0, away_grace=10.0, table_idle=300.0,
                           keep_finished=0.2)
 
     async def main(url: str) -> dict[str, Any]:
         clients = await guests(url, 5, "gone")
-        table = await clients[0].create_table(timeout=60)
+        table = await clients[0].create_table(timeout=600)
         watcher = await Raw.connect(url)
         await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
         raws = []
@@ -128,7 +129,7 @@ def test_a_game_in_progress_at_an_idle_table_is_abandoned_unscored(tmp_path: Pat
         # the away grace: 托管 takes the decision awaited then, and the next waits long
         await asyncio.to_thread(clock.advance_to, 10.0)
         await watcher.recv_type("update")
-        await asyncio.to_thread(clock.advance_to, 10.0 + 3601.0)
+        await asyncio.to_thread(clock.advance_to, 10.0 + 301.0)
         while seen["table"]["status"] != "dissolved":
             seen = await watcher.recv_type("table", 30)
         await watcher.close()

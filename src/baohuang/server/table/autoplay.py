@@ -105,7 +105,7 @@ def schedule(table: TurnTable) -> None:
         return
     grace, now = table.config.away_grace, table.clock.now()
     if seat.auto(grace, now):
-        turns.set_at(turns.answer_at(table.config.hosted_delay), token)
+        turns.set_at(turns.answer_at(table.config.hosted_delay, time_limit(table)), token)
         return
     due = max(now, turns.started + time_limit(table))
     if seat.away_since is not None:

@@ -11,11 +11,21 @@ ends; until then nothing is sent.
 >>> from baohuang.server.table.clock import ManualClock
 >>> turns = Turns(ManualClock(), pause=3.0)
 >>> turns.begin((0, 4), deciding_guard=True)
->>> turns.guard_shown_at, turns.answer_at(0.5)          # 托管 waits for the pause
+>>> turns.guard_shown_at, turns.answer_at(0.5, limit=3.0)   # 托管 waits for the pause
 (3.0, 3.0)
 >>> turns.begin((0, 5), deciding_guard=False, fresh=True)
->>> turns.guard_shown_at, turns.answer_at(0.5)
+>>> turns.guard_shown_at, turns.answer_at(0.5, limit=20.0)
 (None, 0.5)
+
+托管's answer is timed once a turn: asked again later (a reconnect, a toggle), it is
+still due when it first was — and never after the turn's own time runs out.
+
+>>> turns.clock.advance_to(0.4)
+>>> turns.answer_at(0.5, limit=20.0), turns.answer_at(600.0, limit=20.0)
+(0.5, 0.5)
+>>> turns.begin((0, 6), deciding_guard=False)
+>>> turns.answer_at(600.0, limit=20.0)
+20.4
 """
 
 from __future__ import annotations
@@ -49,6 +59,8 @@ class Turns:
         #: when the Guard's decision began (``None``: the Guard is not deciding)
         self.guard_since: float | None = None
         self.held: Held | None = None
+        #: when 托管 answers the decision awaited now, once it was first asked
+        self._answer_due: float | None = None
         # (one kept handle and when it rings; what it times, and for which turn)
         self._timer: Timer | None = None
         self._timer_due = 0.0
@@ -60,6 +72,7 @@ class Turns:
         if fresh or token != self.turn:
             self.turn, self.started = token, self.clock.now()
             self.started_at = self.clock.wall()
+            self._answer_due = None
         if not deciding_guard:
             self.guard_since, self.held = None, None
         elif self.guard_since is None:
@@ -78,9 +91,14 @@ class Turns:
         shown = self.guard_shown_at
         return shown is not None and self.clock.now() < shown - 1e-3
 
-    def answer_at(self, delay: float) -> float:
-        """When an answer that waits ``delay`` from now (托管's) may be made."""
-        due = self.clock.now() + delay
+    def answer_at(self, delay: float, limit: float) -> float:
+        """When 托管 answers the decision awaited now: ``delay`` after it was first asked
+        to this turn (asking again moves nothing: a reconnect or a 托管 toggle gives no
+        new time), no later than the turn's time ``limit`` runs out, and not before the
+        Guard's pause ends."""
+        if self._answer_due is None:
+            self._answer_due = self.clock.now() + delay
+        due = min(self._answer_due, max(self.clock.now(), self.started + limit))
         shown = self.guard_shown_at
         return due if shown is None else max(due, shown)
 
