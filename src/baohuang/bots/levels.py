@@ -41,8 +41,8 @@ it scaled down on a busy machine).
 ['easy', 'normal', 'hard', 'expert']
 >>> label("expert", "zh"), label("expert", "en")
 ('大师', 'Expert')
->>> make_bot("expert-50", seed=2).time_limit
-0.05
+>>> make_bot("expert-50", seed=2)
+<BeliefSearchBot seed=2 time_limit=0.05 play_roles=rebel>
 >>> make_bot("hard", seed=2).name
 'learned'
 """

@@ -57,11 +57,6 @@ class BeliefSearchBot(SearchBot):
         return Belief(view, samples=self.samples, resample=self.resample,
                       seed=self.seed).sampler()
 
-    def __repr__(self) -> str:
-        budget = (f"time_limit={self.time_limit}" if self.time_limit is not None
-                  else f"iterations={self.iterations}")
-        return f"<BeliefSearchBot seed={self.seed} {budget}>"
-
 
 @register_budget("belief")
 def belief_with_budget(seed: int, iterations: int) -> BeliefSearchBot:

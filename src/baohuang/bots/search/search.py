@@ -243,8 +243,7 @@ class SearchBot:
         self._start = self.clock()
         if len(legal) == 1 or view.seat is None:
             return legal[0]
-        if (not self.role_search if view.stage is not Stage.PLAY
-                else play_role(view) not in self.play_roles):
+        if not self.searches(view):
             if self._anchor is not None:
                 return self._anchor.choose(view, legal)
             return hosted_action(view, legal)
@@ -262,6 +261,13 @@ class SearchBot:
         if view.stage is Stage.PLAY:
             return self._choose_play(view, legal, anchor, sampler, sim, rng)
         return self._choose_role(view, legal, anchor, sampler, sim, rng)
+
+    def searches(self, view: View) -> bool:
+        """Whether this decision is searched: a role-phase answer with ``role_search``,
+        a play by a seat whose role is one of ``play_roles``."""
+        if view.stage is Stage.PLAY:
+            return play_role(view) in self.play_roles
+        return self.role_search
 
     def sampler(self, view: View) -> Deals:
         """The deals this search draws for ``view`` (consistent with it)."""
@@ -454,7 +460,9 @@ class SearchBot:
     def __repr__(self) -> str:
         budget = (f"time_limit={self.time_limit}" if self.time_limit is not None
                   else f"iterations={self.iterations}")
-        return f"<SearchBot seed={self.seed} {budget}>"
+        roles = ("" if self.play_roles == SEARCHED_ROLES
+                 else f" play_roles={','.join(r for r in PLAY_ROLES if r in self.play_roles)}")
+        return f"<{type(self).__name__} seed={self.seed} {budget}{roles}>"
 
 
 def _prior(shape: Shape4 | None, counts: list[int], size: int) -> tuple[int, int, int, int]:
