@@ -263,8 +263,7 @@ def test_the_guards_answer_after_his_time_is_refused(server: tuple[str, Clocks])
     assert refused["code"] in ("illegal", "not_your_turn", "stale"), refused
 
 
-
-def test_reconnecting_never_delays_hosteds_answer(server: tuple[str, Clocks]) -> None:
+def test_reconnecting_never_delays_the_hosted_answer(server: tuple[str, Clocks]) -> None:
     """A seat on 托管 whose player reconnects again and again before 托管 answers: the
     answer still comes ``hosted_delay`` after 托管 was turned on (each reconnect used to
     time it anew, so a player could hold the table up by reconnecting)."""
