@@ -268,8 +268,10 @@ def test_a_slow_reader_is_dropped_and_the_table_plays_on(tmp_path: Path) -> None
                                          autostart=False)
         slow = await _watcher_on_a_small_buffer(url, table["id"])
         watcher = Client(url)
-        watching = asyncio.create_task(watcher.play(table["id"], None, watch=True))
-        await asyncio.sleep(0.3)
+        joined = asyncio.Event()
+        watching = asyncio.create_task(watcher.play(table["id"], None, watch=True,
+                                                    on_message=lambda _: joined.set()))
+        await joined.wait()                  # (the watcher is at the table before the start)
         raw = await Raw.connect(url, owner.token)
         await raw.send({"type": "join", "table": table["id"], "as": "watcher"})
         await raw.send({"type": "start"})
@@ -305,8 +307,10 @@ def test_a_reader_behind_within_its_queue_gets_every_message_in_order(tmp_path: 
                                          bots={str(s): "hosted" for s in range(5)},
                                          autostart=False)
         behind = await _watcher_on_a_small_buffer(url, table["id"], max_queue=1)
-        watching = asyncio.create_task(Client(url).play(table["id"], None, watch=True))
-        await asyncio.sleep(0.3)
+        joined = asyncio.Event()
+        watching = asyncio.create_task(Client(url).play(table["id"], None, watch=True,
+                                                        on_message=lambda _: joined.set()))
+        await joined.wait()                  # (the watcher is at the table before the start)
         raw = await Raw.connect(url, owner.token)
         await raw.send({"type": "join", "table": table["id"], "as": "watcher"})
         await raw.send({"type": "start"})

@@ -1,0 +1,61 @@
+"""The suite's tiers: each test is marked by what it needs, from where it lives and the
+fixtures it takes, so that ``pytest -m "not browser"`` and the like select as a reader
+expects (the markers are registered in ``pyproject.toml``):
+
+- ``browser``: drives Debian's Chromium (``tests/web``, and any test taking ``browser``);
+- ``cluster``: starts redis-server (and HAProxy) beside several nodes (``tests/cluster``);
+- ``postgres``: the PostgreSQL case of a test run on both databases;
+- ``compiled``: a test of what the compiled build compiles (the engine, the learning
+  environments, the server's path of a move), which ``make test-compiled`` runs again
+  against that build;
+- ``slow``: marked by the test itself; ``make check`` leaves these to ``make test``.
+
+Slow tests are handed out first, so that under ``pytest -n`` the longest ones do not
+start last and hold the whole run up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cluster_services import _module_redis, haproxy, redis_server  # noqa: F401 (fixtures)
+
+TESTS = Path(__file__).resolve().parent
+
+#: whole folders and files whose tests are of what the compiled build compiles
+_COMPILED = ("engine", "env", "test_client_views.py")
+#: the server tests run against the compiled build: whole games through the compiled
+#: table actor, render and SQLite writes, and the table's turn and outage timers
+_COMPILED_SERVER = ("test_server_game.py", "test_server_guard_pause.py",
+                    "test_server_outage_clock.py", "test_server_fencing.py")
+
+
+def _tiers(item: pytest.Item) -> set[str]:
+    path = Path(str(item.path))
+    try:
+        parts = path.relative_to(TESTS).parts
+    except ValueError:                   # the package's doctests
+        parts = ()
+    fixtures = set(getattr(item, "fixturenames", ()))
+    marks: set[str] = set()
+    if (parts[:1] == ("web",) and path.name.startswith("test_")) or "browser" in fixtures:
+        marks.add("browser")
+    if parts[:1] == ("cluster",) or "redis_server" in fixtures:
+        marks.add("cluster")
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "postgres" in callspec.id.split("-"):
+        marks.add("postgres")
+    if (parts[:1] and parts[0] in _COMPILED) or (
+            parts[:1] == ("server",) and parts[-1] in _COMPILED_SERVER):
+        marks.add("compiled")
+    return marks
+
+
+@pytest.hookimpl(tryfirst=True)   # (before ``-m`` selects by these marks)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in sorted(_tiers(item)):
+            item.add_marker(name)
+    # the slow ones first (a stable sort: the order within each part is kept)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
