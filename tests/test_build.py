@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 import runpy
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -86,3 +87,51 @@ def test_the_compiled_build_requires_every_library_mypy_reads() -> None:
         assert names & required or top in untyped, \
             f"{where.relative_to(ROOT)} imports {top}, not in setup.py's BUILD_REQUIRES"
     assert "mypy" in required
+
+
+#: libraries of development and learning that a host who only serves must not need
+NOT_FOR_SERVING = {"torch", "open_spiel", "pyspiel", "rlcard", "gymnasium", "pettingzoo",
+                   "playwright", "mypy", "mypyc", "ruff", "pytest", "hypothesis", "ray"}
+
+
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[<>=!~; \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_serving_and_playing_install_no_development_or_learning_library() -> None:
+    """``make serve`` and ``make play`` install the package with its own dependencies
+    and the PostgreSQL driver only, and those import nothing of the development or
+    learning stack — the 托管, heuristic, learned (NumPy) and search levels among
+    them."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("$(STAMP): pyproject.toml", 1)[1].split("\n\n", 1)[0]
+    installs = re.findall(r"pip install .*-e '\.\[([a-z,]*)\]'", recipe)
+    assert installs == ["postgres"], recipe
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    project = pyproject["project"]
+    served = {_requirement_name(r) for r in
+              [*project["dependencies"], *project["optional-dependencies"]["postgres"]]}
+    assert not served & {n.replace("_", "-") for n in NOT_FOR_SERVING}, served
+    # serving and playing with those libraries absent, as in the serving venv (in a
+    # process of its own, where importing any of them fails as if not installed)
+    code = """
+import importlib.abc, sys
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ABSENT:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Absent())
+from baohuang.cli import app
+from baohuang.server.transport.app import create_app
+from baohuang.terminal.app import play_command
+from baohuang.bots import make_bot
+from baohuang.bots.levels import LEVELS
+create_app()
+for name in [*(level.name for level in LEVELS), "learned", "search", "hosted"]:
+    make_bot(name, seed=0)
+print(" ".join(sorted({m.partition(".")[0] for m in sys.modules})))
+""".replace("ABSENT", repr(sorted(NOT_FOR_SERVING)))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    imported = set(done.stdout.split())
+    assert {"baohuang", "numpy", "starlette", "uvicorn", "sqlalchemy"} <= imported
