@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import pytest
+
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, RuleSet, Stage
 from baohuang.bots import Bot
@@ -283,3 +285,10 @@ def decline_until(game: Game, until: Stage) -> list[int]:
         k = kinds(game)
         act(game, A.DECLINE if A.DECLINE in k else k[0])
     return [s for s in asked if s is not None]
+
+
+def quick_first(values: Iterable[Any], ids: Callable[[Any], str] = str) -> list[Any]:
+    """Parameters of a slow test: the first runs in every tier, the others are marked
+    ``slow`` and run in ``make test`` only (``make check`` leaves them out)."""
+    return [pytest.param(value, id=ids(value), marks=() if index == 0 else pytest.mark.slow)
+            for index, value in enumerate(values)]

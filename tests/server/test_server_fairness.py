@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import quick_first
 from server_support import Clocks
 from table_sockets import Side, Sock, until
 
@@ -307,10 +308,7 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     return streams, steps, hostile, decided
 
 
-@pytest.mark.parametrize("preset", [
-    # one preset in the quick tier (make check), every one in make test
-    pytest.param(name, marks=() if name == "shandong" else pytest.mark.slow)
-    for name in PRESETS])
+@pytest.mark.parametrize("preset", quick_first(PRESETS))   # (make check: shandong)
 def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preset: str) -> None:
     swaps: list[tuple[int, int, Card, Card] | None] = []
