@@ -42,6 +42,11 @@ def serve_command(
     forwarded_allow_ips: str = typer.Option(
         "127.0.0.1", help="comma-separated addresses of proxies whose X-Forwarded-* headers "
         "are believed ('*': any)"),
+    max_header_bytes: int = typer.Option(
+        16 * 1024, help="the largest request head (request line and headers) in bytes: a "
+        "longer one is refused (400) before more is read"),
+    max_header_line: int = typer.Option(
+        8 * 1024, help="the longest request line or header line in bytes (431 beyond)"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
     redis: str | None = typer.Option(
         None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
@@ -65,7 +70,11 @@ def serve_command(
                           allowed_origins=tuple(allowed_origin or ()),
                           trusted_hosts=tuple(trusted_host or ()) or ("*",),
                           forwarded_allow_ips=forwarded_allow_ips,
-                          redis_url=redis, node=node, lease_ttl=lease_ttl)
+                          redis_url=redis, node=node, lease_ttl=lease_ttl,
+                          max_header_bytes=max_header_bytes, max_header_line=max_header_line)
+    if not 1024 <= max_header_line <= max_header_bytes:
+        raise typer.BadParameter("must be at least 1024 and at most --max-header-bytes",
+                                 param_hint="--max-header-line")
     if lease_ttl <= 0:
         raise typer.BadParameter("must be positive", param_hint="--lease-ttl")
     serve(host, port, config, log_level)

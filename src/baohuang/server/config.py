@@ -34,6 +34,11 @@ class ServerConfig:
     db_url: str = field(default_factory=default_db_url)
     #: largest message a client may send
     max_message_bytes: int = 4096
+    #: the largest request head (request line and headers, in bytes) the HTTP parser
+    #: buffers: a longer one is refused with 400 before more of it is read; and the
+    #: longest request line or header line (name and value), refused with 431
+    max_header_bytes: int = 16 * 1024
+    max_header_line: int = 8 * 1024
     #: messages per second a connection may send on average, and the burst allowed
     rate_per_second: float = 50.0
     burst: int = 100

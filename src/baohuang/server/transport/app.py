@@ -88,9 +88,12 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
 def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
                    log_level: str = "info") -> uvicorn.Config:
     """uvicorn's settings for ``app`` (``bench/server.py`` runs its baseline with them
-    too): uvicorn's websockets-sansio WebSocket protocol, pings, frame size and
-    compression."""
+    too): h11 as the HTTP parser, which buffers a request's head up to
+    ``config.max_header_bytes`` only (httptools has no such bound), uvicorn's
+    websockets-sansio WebSocket protocol (whose handshake lines are bounded too), pings,
+    frame size and compression."""
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                          http="h11", h11_max_incomplete_event_size=config.max_header_bytes,
                           ws="websockets-sansio",
                           ws_ping_interval=config.ping_interval,
                           ws_ping_timeout=config.ping_interval,
