@@ -89,3 +89,35 @@ def test_oversized_request_heads_are_refused_without_growing_memory(
     assert refused.value.response.status_code in (400, 431)
     fine = httpx.get(server.url + "/api/rules", headers={"X-Pad": "a" * 4000})
     assert fine.status_code == 200
+
+
+# -- passwords --------------------------------------------------------------------------------
+def test_whitespace_and_trivially_weak_passwords_are_refused(server: ServerProcess) -> None:
+    """Registration and a password change refuse a password of spaces, one short once
+    its end spaces are taken off, one of few different characters and a common one
+    with spaces around it, each with ``bad_password`` and a message naming the rule;
+    nothing is made or changed."""
+    weak = {"      ": "at least 8", " " * 12: "at least 8", "  ab12cd  ": "at least 8",
+            "\t\n abc\u3000": "at least 8", "aaaaaaaaaa": "different",
+            "abababab": "different", "  password1  ": "common"}
+    for number, (password, rule) in enumerate(weak.items()):
+        refused = httpx.post(server.url + "/api/register",
+                             json={"name": f"weakling {number}", "password": password})
+        assert refused.status_code == 400, (password, refused.text)
+        assert error_of(refused)["code"] == "bad_password"
+        assert rule in error_of(refused)["message"], (password, error_of(refused))
+        login = httpx.post(server.url + "/api/login",
+                           json={"name": f"weakling {number}", "password": password})
+        assert login.status_code == 401                  # no account was made
+    made = httpx.post(server.url + "/api/register",
+                      json={"name": "strong one", "password": "plum rain 9"})
+    assert made.status_code == 201
+    auth = {"Authorization": f"Bearer {made.json()['token']}"}
+    for password, rule in weak.items():
+        refused = httpx.post(server.url + "/api/password", headers=auth,
+                             json={"password": "plum rain 9", "new_password": password})
+        assert (refused.status_code, error_of(refused)["code"]) == (400, "bad_password")
+        assert rule in error_of(refused)["message"]
+    again = httpx.post(server.url + "/api/login",
+                       json={"name": "strong one", "password": "plum rain 9"})
+    assert again.status_code == 200                      # the password is unchanged

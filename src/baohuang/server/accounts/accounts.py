@@ -44,7 +44,9 @@ __all__ = ["AccountError", "Accounts", "check_name", "check_password", "common_p
            "new_token", "token_digest", "user_json"]
 
 MAX_NAME = 24
-MIN_PASSWORD, MAX_PASSWORD = 6, 200
+MIN_PASSWORD, MAX_PASSWORD = 8, 200
+#: different characters a password must have (``aaaaaaaa`` and ``abababab`` do not)
+MIN_DISTINCT = 4
 _hasher = PasswordHasher()
 #: argon2 runs in threads of its own: a flood of logins cannot take the threads (of
 #: the default executor) that tables and storage use
@@ -89,24 +91,40 @@ def common_passwords() -> frozenset[str]:
 
 
 def check_password(password: object, name: str | None = None) -> str:
-    """A new password: 6–200 characters, not one of the most common passwords
-    (case-insensitively) and not the account's name.
+    """A new password: 8–200 characters, counted without the spaces at its ends (six
+    spaces are no password), at least 4 different characters, not one of the most common
+    passwords (case-insensitively, spaces at the ends ignored) and not the account's
+    name.  The password is kept as given.
 
     >>> check_password("correct horse")
     'correct horse'
-    >>> for weak in ("qwerty123", "PassWord1", "Li Wei 1"):
+    >>> for weak in ("qwerty123", "PassWord1", " password ", "Li Wei 1", "      ",
+    ...              "  abc12  ", "abababab", "x" * 201):
     ...     try:
     ...         check_password(weak, "li wei 1")
     ...     except AccountError as exc:
     ...         print(exc.message)
     this password is one of the most common passwords: choose another
     this password is one of the most common passwords: choose another
+    this password is one of the most common passwords: choose another
     a password may not be the account's name
+    a password has at least 8 characters besides spaces at its ends
+    a password has at least 8 characters besides spaces at its ends
+    a password needs at least 4 different characters
+    a password has at most 200 characters
     """
-    if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise AccountError("bad_password",
-                           f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
-    folded = password.casefold()
+    if not isinstance(password, str):
+        raise AccountError("bad_password", "a password is a string")
+    if len(password) > MAX_PASSWORD:
+        raise AccountError("bad_password", f"a password has at most {MAX_PASSWORD} characters")
+    trimmed = password.strip()
+    if len(trimmed) < MIN_PASSWORD:
+        raise AccountError("bad_password", f"a password has at least {MIN_PASSWORD} "
+                           "characters besides spaces at its ends")
+    if len(set(trimmed)) < MIN_DISTINCT:
+        raise AccountError("bad_password", f"a password needs at least {MIN_DISTINCT} "
+                           "different characters")
+    folded = trimmed.casefold()
     if folded in common_passwords():
         raise AccountError("bad_password", "this password is one of the most common "
                            "passwords: choose another")
