@@ -28,6 +28,15 @@ PG_ENV = "BAOHUANG_TEST_PG_URL"
 FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
         "--next-game-delay", "0", "--away-grace", "30")
 
+#: creation limits per client address and account loose enough for a test session's
+#: many guests and tables, all made from loopback (flags given after these win)
+LOOSE = ("--account-rate-address", "100000/minute", "--table-rate-address", "100000/minute",
+         "--table-rate-account", "100000/minute")
+#: the same for a server in this process (``ServerConfig(..., **LOOSE_CONFIG)``)
+LOOSE_CONFIG: dict[str, Any] = {"account_rate_address": "100000/minute",
+                                "table_rate_address": "100000/minute",
+                                "table_rate_account": "100000/minute"}
+
 NO_PG = "PostgreSQL not configured: set BAOHUANG_TEST_PG_URL (.ci/run starts one)"
 DATABASES = [pytest.param("sqlite", id="sqlite"),
              pytest.param("postgres", id="postgres",
@@ -47,7 +56,8 @@ def database(kind: str, directory: Path) -> Iterator[str]:
 @contextlib.contextmanager
 def running_server(kind: str, directory: Path, *flags: str) -> Iterator[ServerProcess]:
     with database(kind, directory) as url:
-        server = ServerProcess(url, None, *(flags or FAST), log=directory / "server.log")
+        server = ServerProcess(url, None, *LOOSE, *(flags or FAST),
+                               log=directory / "server.log")
         server.start()
         try:
             yield server
@@ -63,7 +73,7 @@ def cluster_nodes(url: str, redis_url: str | tuple[str, ...], directory: Path, *
     bots, ``flags`` after), started, and stopped after; each logs to
     ``directory/<name>.log``."""
     urls = (redis_url,) * len(names) if isinstance(redis_url, str) else redis_url
-    nodes = [ServerProcess(url, None, *FAST, "--redis", node_url, "--node", name, *flags,
+    nodes = [ServerProcess(url, None, *LOOSE, *FAST, "--redis", node_url, "--node", name, *flags,
                            log=directory / f"{name}.log")
              for name, node_url in zip(names, urls, strict=True)]
     try:

@@ -4,6 +4,7 @@ private tables that stay private (SECURITY.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets.sync.client
-from server_support import error_of, shared_server
+from server_support import FAST, error_of, running_server, shared_server
 from websockets.exceptions import InvalidStatus
 
 from baohuang.server.harness import ServerProcess
@@ -55,7 +56,8 @@ def _huge_head(port: int, size: int) -> bytes:
             chunk = line * 60
     except OSError:
         pass                            # (the server closed: it read what it needed)
-    sock.shutdown(socket.SHUT_WR) if not answer else None
+    with contextlib.suppress(OSError):          # (the server may have closed already)
+        sock.shutdown(socket.SHUT_WR)
     reader.join(30)
     sock.close()
     return bytes(answer)
@@ -121,3 +123,72 @@ def test_whitespace_and_trivially_weak_passwords_are_refused(server: ServerProce
     again = httpx.post(server.url + "/api/login",
                        json={"name": "strong one", "password": "plum rain 9"})
     assert again.status_code == 200                      # the password is unchanged
+
+
+# -- creation limits --------------------------------------------------------------------------
+def _guest(url: str, name: str, address: str | None) -> httpx.Response:
+    headers = {} if address is None else {"X-Forwarded-For": address}
+    return httpx.post(url + "/api/guest", json={"name": name}, headers=headers)
+
+
+def _table(url: str, token: str, address: str | None, path: str = "/api/tables"
+           ) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"}
+    if address is not None:
+        headers["X-Forwarded-For"] = address
+    return httpx.post(url + path, json={"bots": "random"} if "quick" in path else {},
+                      headers=headers)
+
+
+def _refused(response: httpx.Response) -> bool:
+    if response.status_code != 429:
+        return False
+    assert error_of(response)["code"] == "rate_limited"
+    assert int(response.headers["Retry-After"]) >= 1
+    return True
+
+
+def test_accounts_and_tables_are_limited_per_address_as_well_as_per_account(
+        tmp_path: Path) -> None:
+    """One client behind the trusted proxy (loopback, which names it in
+    ``X-Forwarded-For``) making guest after guest is refused at the address's limit,
+    registrations counted with guests; the tables its many accounts make count
+    together per address, and each account's per account; another address is not
+    held back by the first one's count."""
+    flags = (*FAST, "--account-rate-address", "3/minute", "--table-rate-address", "5/minute",
+             "--table-rate-account", "2/minute")
+    with running_server("sqlite", tmp_path, *flags) as server:
+        attacker = "203.0.113.7"
+        made = [_guest(server.url, f"sock {i}", attacker) for i in range(3)]
+        assert [r.status_code for r in made] == [200] * 3
+        assert _refused(_guest(server.url, "sock 3", attacker))
+        assert _refused(httpx.post(server.url + "/api/register", headers={
+            "X-Forwarded-For": attacker}, json={"name": "sock reg", "password": "plum rain 9"}))
+        assert _guest(server.url, "neighbour", "198.51.100.9").status_code == 200
+        tokens = [r.json()["token"] for r in made]
+        # per account: two tables each, the third refused though the address has room
+        first = [_table(server.url, tokens[0], attacker).status_code for _ in range(2)]
+        assert first == [201, 201]
+        assert _refused(_table(server.url, tokens[0], attacker))
+        # per address: the other accounts of the same client share its five tries (the
+        # refused one counted)
+        assert _table(server.url, tokens[1], attacker, "/api/quickplay").status_code == 201
+        assert _table(server.url, tokens[2], attacker).status_code == 201
+        assert _refused(_table(server.url, tokens[2], attacker))
+        assert _refused(_table(server.url, tokens[1], attacker, "/api/quickplay"))
+        # another client's address is not held back by the attacker's count
+        other = _guest(server.url, "other", "198.51.100.10").json()["token"]
+        assert _table(server.url, other, "198.51.100.10").status_code == 201
+
+
+def test_a_forged_forwarded_for_does_not_escape_the_address_limit(tmp_path: Path) -> None:
+    """When loopback is not a trusted proxy (``--forwarded-allow-ips`` names another
+    address), a client that sends a new ``X-Forwarded-For`` each time is still one
+    address."""
+    flags = (*FAST, "--account-rate-address", "2/minute", "--forwarded-allow-ips",
+             "10.255.255.1")
+    with running_server("sqlite", tmp_path, *flags) as server:
+        answers = [_guest(server.url, f"forger {i}", f"192.0.2.{i}").status_code
+                   for i in range(3)]
+        assert answers == [200, 200, 429]
+

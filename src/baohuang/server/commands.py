@@ -47,6 +47,13 @@ def serve_command(
         "longer one is refused (400) before more is read"),
     max_header_line: int = typer.Option(
         8 * 1024, help="the longest request line or header line in bytes (431 beyond)"),
+    account_rate_address: str = typer.Option(
+        "10/minute;60/hour;200/day", help="accounts (guests and registrations) one client "
+        "address may make (limits notation, tiers separated by ';')"),
+    table_rate_address: str = typer.Option(
+        "30/minute;300/hour;1000/day", help="tables one client address may make"),
+    table_rate_account: str = typer.Option(
+        "20/minute;200/hour;1000/day", help="tables one account may make"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
     redis: str | None = typer.Option(
         None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
@@ -58,6 +65,8 @@ def serve_command(
         "tables are taken over after this"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
+    from limits import parse_many
+
     from .config import ServerConfig, default_db_url
     from .transport.app import serve
 
@@ -71,7 +80,18 @@ def serve_command(
                           trusted_hosts=tuple(trusted_host or ()) or ("*",),
                           forwarded_allow_ips=forwarded_allow_ips,
                           redis_url=redis, node=node, lease_ttl=lease_ttl,
-                          max_header_bytes=max_header_bytes, max_header_line=max_header_line)
+                          max_header_bytes=max_header_bytes, max_header_line=max_header_line,
+                          account_rate_address=account_rate_address,
+                          table_rate_address=table_rate_address,
+                          table_rate_account=table_rate_account)
+    for hint, rate in (("--account-rate-address", account_rate_address),
+                       ("--table-rate-address", table_rate_address),
+                       ("--table-rate-account", table_rate_account)):
+        try:
+            parse_many(rate)
+        except ValueError:
+            raise typer.BadParameter(f"not a rate such as 10/minute;60/hour: {rate!r}",
+                                     param_hint=hint) from None
     if not 1024 <= max_header_line <= max_header_bytes:
         raise typer.BadParameter("must be at least 1024 and at most --max-header-bytes",
                                  param_hint="--max-header-line")

@@ -81,6 +81,12 @@ class ServerConfig:
     #: tiers separated by ``;`` back off: a minute's wait, then an hour's, then a day's)
     login_rate_account: str = "10/minute;30/hour;100/day"
     login_rate_address: str = "60/minute;600/hour"
+    #: accounts (guests and registrations) made per client address, and tables made
+    #: (``POST /api/tables``, ``quickplay``) per client address and per account, in the
+    #: same notation; counted where the login tries are (Redis in a cluster)
+    account_rate_address: str = "10/minute;60/hour;200/day"
+    table_rate_address: str = "30/minute;300/hour;1000/day"
+    table_rate_account: str = "20/minute;200/hour;1000/day"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: a table with no player connected and no move for this long is dissolved (reason

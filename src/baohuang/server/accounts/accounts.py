@@ -182,7 +182,10 @@ class Accounts:
 
     def __init__(self, storage: Storage, *, per_account: str = "10/minute;30/hour;100/day",
                  per_address: str = "60/minute;600/hour", idle: float = float("inf"),
-                 absolute: float = float("inf"), redis_url: str | None = None) -> None:
+                 absolute: float = float("inf"), redis_url: str | None = None,
+                 accounts_per_address: str = "10/minute;60/hour;200/day",
+                 tables_per_address: str = "30/minute;300/hour;1000/day",
+                 tables_per_account: str = "20/minute;200/hour;1000/day") -> None:
         self.storage = storage
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
         self.idle, self.absolute = idle, absolute
@@ -191,13 +194,17 @@ class Accounts:
         self._fallback = MovingWindowRateLimiter(MemoryStorage()) if redis_url else None
         self._per_account = parse_many(per_account)
         self._per_address = parse_many(per_address)
+        #: what may be made per client address and per account (:meth:`making_table`)
+        self._accounts_per_address = parse_many(accounts_per_address)
+        self._tables_per_address = parse_many(tables_per_address)
+        self._tables_per_account = parse_many(tables_per_account)
 
     async def _hit(self, tiers: list[RateLimitItem], *keys: str) -> None:
-        """Count one try in each tier, shortest first; refused (``rate_limited``, with
-        the seconds until the refusing tier lets one more try through) at the first
-        tier that is full — a refused try is not counted in the longer tiers.  While
-        the cluster's Redis is out of reach, each node counts in its own memory (logins
-        go on, limited)."""
+        """Count one try (a login, or something made) in each tier,
+        shortest first; refused (``rate_limited``, with the seconds until the refusing
+        tier lets one more try through) at the first tier that is full — a refused try
+        is not counted in the longer tiers.  While the cluster's Redis is out of reach,
+        each node counts in its own memory (logins go on, limited)."""
         limiter = self._limiter
         for limit in tiers:
             try:
@@ -214,20 +221,37 @@ class Accounts:
                 raise AccountError("rate_limited",
                                    f"too many tries: try again in {wait} s", retry_after=wait)
 
+    async def making_table(self, user_id: int, address: str | None) -> None:
+        """Count one table made by ``user_id`` from the client ``address``: refused
+        (``rate_limited``, with ``retry_after``) when either has made too many lately, so
+        that guest accounts made by the dozen do not multiply the tables one client
+        can make."""
+        await self._hit(self._tables_per_address, "table-address", address or "")
+        await self._hit(self._tables_per_account, "table-account", str(user_id))
+
+    async def _making_account(self, address: str | None) -> None:
+        await self._hit(self._accounts_per_address, "account-address", address or "")
+
     async def _session(self, user: UserRecord) -> tuple[str, UserRecord]:
         token = new_token()
         await self.storage.add_session(token_digest(token), user.id)
         return token, user
 
-    async def guest(self, name: object) -> tuple[str, UserRecord]:
-        user = await self.storage.create_user(check_name(name), name_key=None,
+    async def guest(self, name: object, address: str | None = None) -> tuple[str, UserRecord]:
+        """A guest account, limited per client ``address`` (with registrations)."""
+        display = check_name(name)
+        await self._making_account(address)
+        user = await self.storage.create_user(display, name_key=None,
                                               password_hash=None, guest=True,
                                               mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
         return await self._session(user)
 
-    async def register(self, name: object, password: object) -> tuple[str, UserRecord]:
+    async def register(self, name: object, password: object, address: str | None = None
+                       ) -> tuple[str, UserRecord]:
+        """A registered account, limited per client ``address`` (with guests)."""
         display = check_name(name)
         secret = check_password(password, display)
+        await self._making_account(address)
         digest = await _hash_work(_hasher.hash, secret)
         try:
             user = await self.storage.create_user(display, name_key=display.casefold(),

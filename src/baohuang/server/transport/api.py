@@ -91,16 +91,24 @@ def _logged_in(request: Request, token: str, user: UserRecord, status: int = 200
     return response
 
 
+def client_address(request: Request) -> str | None:
+    """The client's address: the peer's, or — when the peer is a proxy of
+    ``forwarded_allow_ips`` — the one its ``X-Forwarded-For`` names (uvicorn's proxy
+    headers have set it so)."""
+    return request.client.host if request.client else None
+
+
 async def guest(request: Request) -> Response:
     body = await _body(request)
-    token, user = await server_state(request).accounts.guest(body.get("name"))
+    token, user = await server_state(request).accounts.guest(
+        body.get("name"), address=client_address(request))
     return _logged_in(request, token, user)
 
 
 async def register(request: Request) -> Response:
     body = await _body(request)
-    token, user = await server_state(request).accounts.register(body.get("name"),
-                                                                body.get("password"))
+    token, user = await server_state(request).accounts.register(
+        body.get("name"), body.get("password"), address=client_address(request))
     return _logged_in(request, token, user, 201)
 
 
@@ -108,7 +116,7 @@ async def login(request: Request) -> Response:
     body = await _body(request)
     token, user = await server_state(request).accounts.login(
         body.get("name"), body.get("password"),
-        address=request.client.host if request.client else None)
+        address=client_address(request))
     return _logged_in(request, token, user)
 
 
@@ -218,7 +226,9 @@ async def create_table(request: Request) -> Response:
     if user is None:
         return error(401, "login_required", "creating a table needs a session")
     spec = check_spec(await _body(request))
-    table = await server_state(request).lobby.create(user, spec)
+    state = server_state(request)
+    await state.accounts.making_table(user.id, client_address(request))
+    table = await state.lobby.create(user, spec)
     return JSONResponse({"id": table.id, "code": table.settings.code,
                          "table": table.table_json(None)}, status_code=201)
 
@@ -235,7 +245,9 @@ async def quickplay(request: Request) -> Response:
         raise LobbyError("bad_request", "'bots' is a bot name or a list of four")
     spec = check_spec({**body, "bots": {str(i + 1): b for i, b in enumerate(bots)},
                        "autostart": True})
-    table = await server_state(request).lobby.create(user, spec, sit_owner=True)
+    state = server_state(request)
+    await state.accounts.making_table(user.id, client_address(request))
+    table = await state.lobby.create(user, spec, sit_owner=True)
     return JSONResponse({"id": table.id, "code": table.settings.code, "seat": 0,
                          "table": table.table_json(None)}, status_code=201)
 

@@ -61,7 +61,10 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         lobby = Lobby(storage, cfg, clocks)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
-                            absolute=cfg.session_absolute, redis_url=cfg.redis_url)
+                            absolute=cfg.session_absolute, redis_url=cfg.redis_url,
+                            accounts_per_address=cfg.account_rate_address,
+                            tables_per_address=cfg.table_rate_address,
+                            tables_per_account=cfg.table_rate_account)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
