@@ -31,11 +31,14 @@ FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
 #: creation limits per client address and account loose enough for a test session's
 #: many guests and tables, all made from loopback (flags given after these win)
 LOOSE = ("--account-rate-address", "100000/minute", "--table-rate-address", "100000/minute",
-         "--table-rate-account", "100000/minute")
+         "--table-rate-account", "100000/minute", "--code-rate-address", "100000/minute",
+         "--code-rate-account", "100000/minute")
 #: the same for a server in this process (``ServerConfig(..., **LOOSE_CONFIG)``)
 LOOSE_CONFIG: dict[str, Any] = {"account_rate_address": "100000/minute",
                                 "table_rate_address": "100000/minute",
-                                "table_rate_account": "100000/minute"}
+                                "table_rate_account": "100000/minute",
+                                "code_rate_address": "100000/minute",
+                                "code_rate_account": "100000/minute"}
 
 NO_PG = "PostgreSQL not configured: set BAOHUANG_TEST_PG_URL (.ci/run starts one)"
 DATABASES = [pytest.param("sqlite", id="sqlite"),

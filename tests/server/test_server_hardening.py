@@ -4,17 +4,21 @@ private tables that stay private (SECURITY.md)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import websockets.sync.client
-from server_support import FAST, error_of, running_server, shared_server
+from server_support import FAST, Raw, error_of, running_server, shared_server
 from websockets.exceptions import InvalidStatus
 
+from baohuang.client import Client
 from baohuang.server.harness import ServerProcess
 
 
@@ -191,4 +195,115 @@ def test_a_forged_forwarded_for_does_not_escape_the_address_limit(tmp_path: Path
         answers = [_guest(server.url, f"forger {i}", f"192.0.2.{i}").status_code
                    for i in range(3)]
         assert answers == [200, 200, 429]
+
+# -- private tables ---------------------------------------------------------------------------
+def _get(url: str, path: str, token: str | None = None) -> httpx.Response:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    return httpx.get(url + path, headers=headers)
+
+
+async def _join_answer(url: str, token: str | None, key: str, as_: str,
+                       headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """What a fresh socket is answered first when it joins ``key``: an ``error`` or a
+    ``table``."""
+    raw = await Raw.connect(url, token, headers)
+    try:
+        await raw.send({"type": "join", "table": key, "as": as_})
+        while True:
+            message = await raw.recv()
+            if message["type"] in ("error", "table"):
+                return message
+    finally:
+        await raw.close()
+
+
+def test_a_private_table_is_not_found_through_its_public_replays(server: ServerProcess) -> None:
+    """An attacker reads the replays of finished games by their sequential ids: a
+    private table's game names no table. Given a private table's id all the same (as
+    if it had leaked), he gets no table, no code and no seat — over HTTP and over the
+    socket, as a watcher and as a player, with a session or without — as for a table
+    that does not exist. Its members (its owner, its seated players) still find it by
+    id, and whoever holds its code by the code."""
+    async def main() -> tuple[str, str, int, str, str]:
+        owner = Client(server.url)
+        await owner.guest("private host")
+        made = await owner.quickplay(bots="random", private=True, timeout=60)
+        await asyncio.wait_for(owner.play(made["id"], "hosted"), 120)
+        game_id = (await owner.history())[0]["game_id"]
+        attacker = Client(server.url)
+        await attacker.guest("snoop")
+        assert owner.token is not None and attacker.token is not None
+        return made["id"], made["code"], game_id, owner.token, attacker.token
+
+    table_id, code, game_id, owner, attacker = asyncio.run(main())
+    for token in (None, attacker):
+        replay = _get(server.url, f"/api/games/{game_id}/replay", token).json()
+        assert replay["table_id"] is None and replay["private"] is True
+        assert table_id not in json.dumps(replay) and code not in json.dumps(replay)
+        refused = _get(server.url, f"/api/tables/{table_id}", token)
+        assert (refused.status_code, error_of(refused)["code"]) == (404, "not_found")
+        nothing = _get(server.url, "/api/tables/0123456789", token)
+        assert error_of(refused)["message"].replace(table_id, "0123456789") == \
+            error_of(nothing)["message"]
+        for as_ in ("watcher", "player"):
+            if token is None and as_ == "player":
+                continue
+            answer = asyncio.run(_join_answer(server.url, token, table_id, as_))
+            assert answer["type"] == "error" and answer["code"] == "no_table", answer
+            assert code not in json.dumps(answer)
+    mine = _get(server.url, f"/api/tables/{table_id}", owner)
+    assert mine.status_code == 200 and mine.json()["code"] == code
+    assert asyncio.run(_join_answer(server.url, owner, table_id, "watcher"))["type"] == "table"
+    for key in (code, code.lower()):
+        given = _get(server.url, f"/api/tables/{key}", attacker)
+        assert given.status_code == 200 and given.json()["id"] == table_id
+        joined = asyncio.run(_join_answer(server.url, attacker, key, "watcher"))
+        assert joined["type"] == "table" and joined["table"]["code"] == code
+    # a public table's replay still names its table
+    public = asyncio.run(_public_game(server.url))
+    assert _get(server.url, f"/api/games/{public[1]}/replay").json()["table_id"] == public[0]
+
+
+async def _public_game(url: str) -> tuple[str, int]:
+    client = Client(url)
+    await client.guest("public host")
+    made = await client.quickplay(bots="random", timeout=60)
+    await asyncio.wait_for(client.play(made["id"], "hosted"), 120)
+    return made["id"], (await client.history())[0]["game_id"]
+
+
+def test_invitation_code_lookups_are_throttled_per_account_and_per_address(
+        tmp_path: Path) -> None:
+    """Trying codes is refused (429 ``rate_limited`` over HTTP, ``rate_limited`` on the
+    socket) past the account's lookups and then past the address's, whichever account
+    asks — even for the right code, so a refusal tells nothing; lookups by id are not
+    counted, and another address is not held back."""
+    flags = (*FAST, "--code-rate-account", "3/minute", "--code-rate-address", "5/minute")
+    with running_server("sqlite", tmp_path, *flags) as server:
+        owner = _guest(server.url, "inviter", "198.51.100.1").json()["token"]
+        made = httpx.post(server.url + "/api/tables", json={"private": True},
+                          headers={"Authorization": f"Bearer {owner}",
+                                   "X-Forwarded-For": "198.51.100.1"}).json()
+        code = made["code"]
+        here = {"X-Forwarded-For": "203.0.113.9"}
+        first = _guest(server.url, "guesser 1", "203.0.113.9").json()["token"]
+        second = _guest(server.url, "guesser 2", "203.0.113.9").json()["token"]
+
+        def look(token: str | None, key: str, address: dict[str, str]) -> int:
+            headers = dict(address)
+            if token is not None:
+                headers["Authorization"] = f"Bearer {token}"
+            return httpx.get(server.url + f"/api/tables/{key}", headers=headers).status_code
+
+        guesses = [look(first, key, here) for key in ("AAAAAA", "BBBBBB", "CCCCCC")]
+        assert guesses == [404, 404, 404]
+        assert look(first, code, here) == 429        # the account's three are used
+        assert look(first, made["id"], here) == 404  # (by id: not counted)
+        # (the refused try counted for the address: another account there has one left)
+        assert look(second, "DDDDDD", here) == 404
+        assert look(second, code, here) == 429       # the address's five are used
+        assert look(None, code, here) == 429
+        assert look(owner, code, {"X-Forwarded-For": "198.51.100.1"}) == 200
+        refused = asyncio.run(_join_answer(server.url, second, code, "watcher", here))
+        assert (refused["type"], refused["code"]) == ("error", "rate_limited")
 

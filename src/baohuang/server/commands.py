@@ -54,6 +54,11 @@ def serve_command(
         "30/minute;300/hour;1000/day", help="tables one client address may make"),
     table_rate_account: str = typer.Option(
         "20/minute;200/hour;1000/day", help="tables one account may make"),
+    code_rate_address: str = typer.Option(
+        "30/minute;300/hour;1000/day", help="lookups of a table by invitation code (or by a "
+        "key that finds nothing) one client address may make"),
+    code_rate_account: str = typer.Option(
+        "20/minute;200/hour;600/day", help="such lookups one account may make"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
     redis: str | None = typer.Option(
         None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
@@ -83,10 +88,14 @@ def serve_command(
                           max_header_bytes=max_header_bytes, max_header_line=max_header_line,
                           account_rate_address=account_rate_address,
                           table_rate_address=table_rate_address,
-                          table_rate_account=table_rate_account)
+                          table_rate_account=table_rate_account,
+                          code_rate_address=code_rate_address,
+                          code_rate_account=code_rate_account)
     for hint, rate in (("--account-rate-address", account_rate_address),
                        ("--table-rate-address", table_rate_address),
-                       ("--table-rate-account", table_rate_account)):
+                       ("--table-rate-account", table_rate_account),
+                       ("--code-rate-address", code_rate_address),
+                       ("--code-rate-account", code_rate_account)):
         try:
             parse_many(rate)
         except ValueError:

@@ -87,6 +87,11 @@ class ServerConfig:
     account_rate_address: str = "10/minute;60/hour;200/day"
     table_rate_address: str = "30/minute;300/hour;1000/day"
     table_rate_account: str = "20/minute;200/hour;1000/day"
+    #: lookups of a table by anything but its id (an invitation code, or a key that
+    #: finds nothing: ``GET /api/tables/{key}``, a ``join``, a rematch) per client address
+    #: and per account, so that codes cannot be tried by the thousand
+    code_rate_address: str = "30/minute;300/hour;1000/day"
+    code_rate_account: str = "20/minute;200/hour;600/day"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: a table with no player connected and no move for this long is dissolved (reason

@@ -185,7 +185,9 @@ class Accounts:
                  absolute: float = float("inf"), redis_url: str | None = None,
                  accounts_per_address: str = "10/minute;60/hour;200/day",
                  tables_per_address: str = "30/minute;300/hour;1000/day",
-                 tables_per_account: str = "20/minute;200/hour;1000/day") -> None:
+                 tables_per_account: str = "20/minute;200/hour;1000/day",
+                 codes_per_address: str = "30/minute;300/hour;1000/day",
+                 codes_per_account: str = "20/minute;200/hour;600/day") -> None:
         self.storage = storage
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
         self.idle, self.absolute = idle, absolute
@@ -198,9 +200,11 @@ class Accounts:
         self._accounts_per_address = parse_many(accounts_per_address)
         self._tables_per_address = parse_many(tables_per_address)
         self._tables_per_account = parse_many(tables_per_account)
+        self._codes_per_address = parse_many(codes_per_address)
+        self._codes_per_account = parse_many(codes_per_account)
 
     async def _hit(self, tiers: list[RateLimitItem], *keys: str) -> None:
-        """Count one try (a login, or something made) in each tier,
+        """Count one try (a login, something made, a code looked up) in each tier,
         shortest first; refused (``rate_limited``, with the seconds until the refusing
         tier lets one more try through) at the first tier that is full — a refused try
         is not counted in the longer tiers.  While the cluster's Redis is out of reach,
@@ -228,6 +232,15 @@ class Accounts:
         can make."""
         await self._hit(self._tables_per_address, "table-address", address or "")
         await self._hit(self._tables_per_account, "table-account", str(user_id))
+
+    async def looking_up(self, user_id: int | None, address: str | None) -> None:
+        """Count one lookup of a table by a key that is not a table's id (an invitation
+        code, or nothing at all) from the client ``address`` and, with a session, by
+        ``user_id``: refused (``rate_limited``) when either has looked up too many lately,
+        so that codes cannot be tried by the thousand."""
+        await self._hit(self._codes_per_address, "code-address", address or "")
+        if user_id is not None:
+            await self._hit(self._codes_per_account, "code-account", str(user_id))
 
     async def _making_account(self, address: str | None) -> None:
         await self._hit(self._accounts_per_address, "account-address", address or "")

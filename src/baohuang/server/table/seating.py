@@ -29,6 +29,7 @@ from ..wire.protocol import (
     Start,
 )
 from .clock import Clock
+from .privacy import admits
 from .seats import Seat
 from .settings import Settings
 from .subscriber import Subscriber
@@ -110,8 +111,18 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
 
 
 async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
-    """Seat (or re-seat) a player, or add a watcher; then bring them up to date."""
+    """Seat (or re-seat) a player, or add a watcher; then bring them up to date.  A
+    private table is entered with its code, or by its members (its owner and seated
+    players) with its id too; anyone else is told there is no such table, as for a
+    table that does not exist."""
     user = conn.user
+    s = table.settings
+    if conn.table is not table and not admits(
+            private=s.private, code=s.code, key=msg.table,
+            user_id=None if user is None else user.id,
+            members=[s.owner, *(seat.user_id for seat in table.seats if seat is not None)]):
+        conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+        return
     if msg.as_ == "player" and user is None:
         conn.error("login_required", "playing needs a session (log in or play as a guest)",
                    "join")

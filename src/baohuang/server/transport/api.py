@@ -18,6 +18,7 @@ from ..accounts.levels import LEVELS
 from ..db.storage import UserRecord
 from ..table.lobby import LobbyError, check_spec
 from ..table.outage import REFUSED, UNREACHABLE
+from ..table.privacy import admits_json, is_table_id
 from ..wire.replay import replay
 from .state import COOKIE, server_state, session_token, session_user
 
@@ -258,6 +259,7 @@ async def rematch(request: Request) -> Response:
         return error(401, "login_required", "playing needs a session")
     lobby = server_state(request).lobby
     key = request.path_params["key"]
+    await _count_lookup(request, key, user)
     table = lobby.get(key)
     if table is None and lobby.relay is not None:    # a cluster: the table's node makes it
         found = await lobby.relay.locate(key, wait=0)
@@ -279,17 +281,28 @@ async def rematch(request: Request) -> Response:
                          "table": new.table_json(None)}, status_code=201)
 
 
+async def _count_lookup(request: Request, key: str, user: UserRecord | None) -> None:
+    """A lookup by a key not shaped as a table's id (an invitation code) is counted
+    against the client's code lookups, before anything is told of what it finds."""
+    if not is_table_id(key):
+        await server_state(request).accounts.looking_up(None if user is None else user.id,
+                                                        client_address(request))
+
+
 async def table_detail(request: Request) -> Response:
+    """A table's TableState, by id or code; a private table's only to its members or to
+    whoever gives its code (anyone else is told there is no such table)."""
     lobby = server_state(request).lobby
     key = request.path_params["key"]
+    user = await session_user(request)
+    await _count_lookup(request, key, user)
     table = lobby.get(key)
-    if table is not None:
-        return JSONResponse(table.table_json(None))
-    # a cluster: a table another node runs (an invitation link reaches any node)
-    entry = None if lobby.relay is None else await lobby.relay.entry(key)
-    if entry is None:
+    # (a cluster: a table another node runs — an invitation link reaches any node)
+    shown = table.table_json(None) if table is not None else \
+        None if lobby.relay is None else await lobby.relay.entry(key)
+    if shown is None or not admits_json(shown, key, None if user is None else user.id):
         return error(404, "not_found", f"no table {key[:40]!r}")
-    return JSONResponse(entry)
+    return JSONResponse(shown)
 
 
 async def history(request: Request) -> Response:

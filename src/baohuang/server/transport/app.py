@@ -64,7 +64,9 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
                             absolute=cfg.session_absolute, redis_url=cfg.redis_url,
                             accounts_per_address=cfg.account_rate_address,
                             tables_per_address=cfg.table_rate_address,
-                            tables_per_account=cfg.table_rate_account)
+                            tables_per_account=cfg.table_rate_account,
+                            codes_per_address=cfg.code_rate_address,
+                            codes_per_account=cfg.code_rate_account)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
