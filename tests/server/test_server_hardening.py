@@ -307,3 +307,58 @@ def test_invitation_code_lookups_are_throttled_per_account_and_per_address(
         refused = asyncio.run(_join_answer(server.url, second, code, "watcher", here))
         assert (refused["type"], refused["code"]) == ("error", "rate_limited")
 
+
+
+# -- a new match --------------------------------------------------------------------------------
+async def _table_message(raw: Raw, test: Any) -> dict[str, Any]:
+    """The next ``table`` message whose TableState passes ``test``."""
+    while True:
+        message = await raw.recv_type("table")
+        if test(message["table"]):
+            return dict(message["table"])
+
+
+def test_another_players_rematch_seats_nobody_who_did_not_say_yes(
+        server: ServerProcess) -> None:
+    """After a rated match, one player asks for a new one and sits down at once; the
+    other player has gone. The new table keeps his seat for him (``invited``) and does
+    not start: nobody plays it in his name, no stranger takes it. When he comes back
+    and joins, he has said yes, and the match starts."""
+    async def main() -> None:
+        absent, eager = Client(server.url), Client(server.url)
+        await absent.guest("gone home")
+        await eager.guest("eager")
+        table = await eager.create_table(bots={"2": "random", "3": "random", "4": "random"},
+                                         games=1, timeout=60)
+        await asyncio.wait_for(asyncio.gather(absent.play(table["id"], "hosted"),
+                                              eager.play(table["id"], "hosted")), 120)
+        assert absent.user is not None and eager.user is not None
+        new = await eager.request("POST", f"/api/tables/{table['id']}/rematch", {})
+        seats = new["table"]["seats"]
+        mine, his = new["seat"], next(s["seat"] for s in seats
+                                      if s and s["user_id"] == absent.user["id"])
+        raw = await Raw.connect(server.url, eager.token)
+        await raw.send({"type": "join", "table": new["id"]})
+        state = await _table_message(raw, lambda t: True)
+        assert state["status"] == "open" and state["game"] is None
+        assert state["seats"][his]["user_id"] == absent.user["id"]
+        assert seats[his]["invited"] is True and seats[mine]["invited"] is False
+        stranger = Client(server.url)
+        await stranger.guest("stranger")
+        other = await Raw.connect(server.url, stranger.token)
+        await other.send({"type": "join", "table": new["id"]})
+        assert (await other.recv_type("table"))["you"]["seat"] is None     # no free seat
+        await other.send({"type": "sit", "seat": his})
+        assert (await other.recv_type("error"))["code"] == "seat_taken"
+        await raw.send({"type": "start"})
+        assert (await raw.recv_type("error"))["code"] == "not_ready"
+        assert not [m for m in raw.seen if m["type"] == "snapshot"]
+        # he comes back and says yes: now the match starts
+        back = await Raw.connect(server.url, absent.token)
+        await back.send({"type": "join", "table": new["id"]})
+        started = await _table_message(raw, lambda t: t["status"] == "playing")
+        assert started["seats"][his]["invited"] is False
+        for socket_ in (raw, other, back):
+            await socket_.close()
+
+    asyncio.run(main())

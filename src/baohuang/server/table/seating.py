@@ -138,6 +138,9 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
             seat.conn.close(4000, "this seat was taken over by a newer connection")
         seat.conn, seat.away_since = conn, None
         conn.seat = seat_index
+        if seat.invited:                  # (a new match's player says yes by joining)
+            seat.invited = False
+            await table.save_seats()
         # (the decision's deadline stays where it was set when the turn began: coming
         # back gives no fresh time)
     elif user is not None and msg.as_ == "player" and table.status == "open" and \
@@ -375,7 +378,7 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
                 table.seats[msg.seat], table.seats[mine] = moved, None
                 if moved.conn is not None and moved.conn is not conn:
                     _to_watchers(table, moved.conn)   # the seat goes with this socket
-                moved.conn, moved.away_since = conn, None
+                moved.conn, moved.away_since, moved.invited = conn, None, False
                 table.watchers.discard(conn)
             else:
                 table.seats[msg.seat] = Seat(name=user.name, user_id=user.id, conn=conn,

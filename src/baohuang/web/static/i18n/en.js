@@ -147,6 +147,7 @@ export default {
   share_link: 'Invitation link:',
   seat_n: 'Seat {n}',
   seat_empty: 'empty',
+  seat_invited: 'not back yet (the new match waits for them)',
   btn_sit: 'Sit here',
   btn_stand: 'Stand up',
   btn_add_bot: 'Add a bot…',

@@ -147,6 +147,7 @@ export default {
   share_link: '邀请链接：',
   seat_n: '{n}号位',
   seat_empty: '空位',
+  seat_invited: '尚未回来（新一局等他加入）',
   btn_sit: '坐下',
   btn_stand: '起身',
   btn_add_bot: '加电脑…',
