@@ -125,7 +125,9 @@ def loadtest_command(
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Fill TABLES tables with five WebSocket client bots each and report throughput,
-    errors, resyncs and move→broadcast latency."""
+    errors, resyncs and move→broadcast latency.  Every client comes from this machine's
+    address: start the server with its limits per address opened wide (the flags of
+    ``baohuang.server.harness.LOAD_LIMITS``), or it refuses the guests and tables."""
     import json
 
     import httpx
