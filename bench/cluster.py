@@ -21,11 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from baohuang.server.cluster.services import RedisServer
-from baohuang.server.harness import ServerProcess, free_port, pg_database
+from baohuang.server.harness import LOAD_LIMITS, ServerProcess, free_port, pg_database
 from baohuang.server.loadtest import LoadReport, run_loadtest, run_on_fast_loop
 
 FLAGS = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
-         "--next-game-delay", "0", "--away-grace", "30")
+         "--next-game-delay", "0", "--away-grace", "30", *LOAD_LIMITS)
 
 
 @contextlib.contextmanager

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from baohuang.server.children import ChildProcess
 from baohuang.server.cluster.services import RedisServer
-from baohuang.server.harness import ServerProcess, free_port, pg_database
+from baohuang.server.harness import LOAD_LIMITS, ServerProcess, free_port, pg_database
 from baohuang.server.loadtest import run_loadtest, run_on_fast_loop
 
 FLAGS = ("--bot-delay", "0", "--hosted-delay", "0", "--next-game-delay", "0",
-         "--away-grace", "30")
+         "--away-grace", "30", *LOAD_LIMITS)
 TICK = os.sysconf("SC_CLK_TCK")
 
 

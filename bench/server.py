@@ -68,7 +68,7 @@ from typing import Any
 
 import websockets
 
-from baohuang.server.harness import ServerProcess, free_port, lifespan
+from baohuang.server.harness import LOAD_LIMITS, ServerProcess, free_port, lifespan
 from baohuang.server.loadtest import LoadReport, run_loadtest, run_on_fast_loop
 
 TARGET_RATIO = 0.5
@@ -200,7 +200,7 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         server = ServerProcess(db, None, "--bot-delay", "0", "--hosted-delay", "0",
-                               "--guard-pause", "0", "--next-game-delay", "0")
+                               "--guard-pause", "0", "--next-game-delay", "0", *LOAD_LIMITS)
         with server:
             assert server.process is not None
             pid = server.process.pid
@@ -410,7 +410,7 @@ def _count_ours(tmp: Path, tables: int, games: int) -> dict[str, int]:
         [*cli, "serve", "--port", "{port}", "--db",
          f"sqlite+aiosqlite:///{tmp / f'count-{games}.db'}", "--log-level", "warning",
          "--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
-         "--next-game-delay", "0"],
+         "--next-game-delay", "0", *LOAD_LIMITS],
         [*cli, "loadtest", "--server", "http://127.0.0.1:{port}", "--tables", str(tables),
          "--games", str(games), "--json"])
     return {"moves": report["moves"], "messages": report["messages"],

@@ -20,13 +20,23 @@ import pytest
 import websockets
 
 from baohuang.client import Client, PlayResult
-from baohuang.server.harness import ServerProcess, pg_database
+from baohuang.server.harness import LOAD_LIMITS, ServerProcess, pg_database
 from baohuang.server.table.clock import ManualClock
 
 PG_ENV = "BAOHUANG_TEST_PG_URL"
 #: server flags that make games run as fast as clients answer
 FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
         "--next-game-delay", "0", "--away-grace", "30")
+
+#: creation limits per client address and account loose enough for a test session's
+#: many guests and tables, all made from loopback (flags given after these win)
+LOOSE = LOAD_LIMITS
+#: the same for a server in this process (``ServerConfig(..., **LOOSE_CONFIG)``)
+LOOSE_CONFIG: dict[str, Any] = {"account_rate_address": "100000/minute",
+                                "table_rate_address": "100000/minute",
+                                "table_rate_account": "100000/minute",
+                                "code_rate_address": "100000/minute",
+                                "code_rate_account": "100000/minute"}
 
 NO_PG = "PostgreSQL not configured: set BAOHUANG_TEST_PG_URL (.ci/run starts one)"
 DATABASES = [pytest.param("sqlite", id="sqlite"),
@@ -47,7 +57,8 @@ def database(kind: str, directory: Path) -> Iterator[str]:
 @contextlib.contextmanager
 def running_server(kind: str, directory: Path, *flags: str) -> Iterator[ServerProcess]:
     with database(kind, directory) as url:
-        server = ServerProcess(url, None, *(flags or FAST), log=directory / "server.log")
+        server = ServerProcess(url, None, *LOOSE, *(flags or FAST),
+                               log=directory / "server.log")
         server.start()
         try:
             yield server
@@ -63,7 +74,7 @@ def cluster_nodes(url: str, redis_url: str | tuple[str, ...], directory: Path, *
     bots, ``flags`` after), started, and stopped after; each logs to
     ``directory/<name>.log``."""
     urls = (redis_url,) * len(names) if isinstance(redis_url, str) else redis_url
-    nodes = [ServerProcess(url, None, *FAST, "--redis", node_url, "--node", name, *flags,
+    nodes = [ServerProcess(url, None, *LOOSE, *FAST, "--redis", node_url, "--node", name, *flags,
                            log=directory / f"{name}.log")
              for name, node_url in zip(names, urls, strict=True)]
     try:

@@ -111,3 +111,64 @@ def test_the_tables_a_user_may_own_are_counted_on_every_node(redis_server: Redis
         assert made == [201, 201]
         assert refused.status_code == 429
         assert refused.json()["error"]["code"] == "too_many_tables"
+
+
+def test_accounts_and_tables_made_per_address_are_counted_on_every_node(
+        redis_server: RedisServer, tmp_path: Path) -> None:
+    """Two nodes on one database and one Redis: the guests and tables one client
+    address made on one node count on the other (``account_rate_address``,
+    ``table_rate_address``), so that a balancer spreading its requests over N nodes
+    does not give it N times as many."""
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}"
+
+    def node(name: str) -> ServerThread:
+        return ServerThread(ServerConfig(db_url=db_url, redis_url=redis_server.url,
+                                         node=name, account_rate_address="2/minute",
+                                         table_rate_address="3/minute"))
+
+    def guest(url: str, name: str) -> httpx.Response:
+        return httpx.post(url + "/api/guest", json={"name": name},
+                          headers={"X-Forwarded-For": "203.0.113.50"})
+
+    with node("one") as one, node("two") as two:
+        made = [guest(one.url, "first"), guest(two.url, "second")]
+        assert [r.status_code for r in made] == [200, 200]
+        refused = guest(one.url, "third")
+        assert (refused.status_code, refused.json()["error"]["code"]) == (429, "rate_limited")
+        assert guest(two.url, "fourth").status_code == 429
+        answers = []
+        for url, response in ((one.url, made[0]), (two.url, made[1]), (one.url, made[1]),
+                              (two.url, made[0])):
+            answers.append(httpx.post(url + "/api/tables", json={}, headers={
+                "Authorization": f"Bearer {response.json()['token']}",
+                "X-Forwarded-For": "203.0.113.50"}).status_code)
+        assert answers == [201, 201, 201, 429]
+
+
+def test_a_private_table_on_another_node_is_found_by_its_code_only(
+        redis_server: RedisServer, tmp_path: Path) -> None:
+    """A private table runs on node one; on node two (from the cluster's directory)
+    its id finds it for its owner only, its code for anyone, and the code lookups a
+    client address makes on either node count together."""
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}"
+
+    def node(name: str) -> ServerThread:
+        return ServerThread(ServerConfig(db_url=db_url, redis_url=redis_server.url,
+                                         node=name, code_rate_address="3/minute"))
+
+    def auth(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}", "X-Forwarded-For": "203.0.113.60"}
+
+    with node("one") as one, node("two") as two:
+        owner = httpx.post(one.url + "/api/guest", json={"name": "host"}).json()["token"]
+        other = httpx.post(two.url + "/api/guest", json={"name": "other"}).json()["token"]
+        made = httpx.post(one.url + "/api/tables", json={"private": True},
+                          headers={"Authorization": f"Bearer {owner}"}).json()
+        by_id = f"/api/tables/{made['id']}"
+        assert httpx.get(two.url + by_id, headers=auth(other)).status_code == 404
+        mine = httpx.get(two.url + by_id, headers=auth(owner))
+        assert mine.status_code == 200 and mine.json()["code"] == made["code"]
+        by_code = f"/api/tables/{made['code']}"
+        answers = [httpx.get(url + by_code, headers=auth(other)).status_code
+                   for url in (two.url, one.url, two.url, one.url)]
+        assert answers == [200, 200, 200, 429]

@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 from helpers import quick_first
-from server_support import Clocks
+from server_support import LOOSE_CONFIG, Clocks
 from table_sockets import Side, Sock, until
 
 from baohuang.bots import hosted_action
@@ -330,7 +330,7 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
                           hosted_delay=HOSTED_DELAY, guard_pause=PAUSE, next_game_delay=0.0,
                           away_grace=600.0, tables_per_user=100, rate_per_second=1000.0,
-                          burst=1000)
+                          burst=1000, **LOOSE_CONFIG)
     deals = [d for d in (_deal(preset, s) for s in PRESETS[preset]) if d is not None][:5]
     assert len(deals) == 5
     totals = {"steps": 0, "hostile": 0, "decided": 0, "messages": 0}

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from server_support import Clocks, Raw, guests
+from server_support import LOOSE_CONFIG, Clocks, Raw, guests
 
 from baohuang.bots import hosted_action
 from baohuang.client import view_from_dict
@@ -165,7 +165,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Cloc
     path = tmp_path_factory.mktemp("pause") / "bh.db"
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", hosted_delay=HOSTED_DELAY,
                           bot_delay=0.0, guard_pause=PAUSE, next_game_delay=600.0,
-                          away_grace=600.0)
+                          away_grace=600.0, **LOOSE_CONFIG)
     with ServerThread(config, clocks=clocks) as running:
         yield running.url, clocks
 

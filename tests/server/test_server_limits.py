@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import FAST, Clocks, Raw, guests, raw_play, running_server
+from server_support import FAST, LOOSE_CONFIG, Clocks, Raw, guests, raw_play, running_server
 
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
@@ -23,7 +23,8 @@ from baohuang.server.harness import ServerThread
 
 def _config(tmp_path: Path, **extra: Any) -> ServerConfig:
     return ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
-                        hosted_delay=0.0, guard_pause=0.0, next_game_delay=600.0, **extra)
+                        hosted_delay=0.0, guard_pause=0.0, next_game_delay=600.0,
+                        **{**LOOSE_CONFIG, **extra})
 
 
 async def _until(condition: Any, limit: float = 60.0) -> None:

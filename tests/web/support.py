@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from server_support import LOOSE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -90,7 +91,8 @@ def serve(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str) -> I
         [sys.executable, "-c", "from baohuang.cli import main; main()", "serve",
          "--host", "127.0.0.1", "--port", str(port),
          "--db", f"sqlite+aiosqlite:///{tmp / 'web.db'}",
-         "--bot-delay", "0.01", "--guard-pause", "0", "--next-game-delay", "0.5", *flags,
+         "--bot-delay", "0.01", "--guard-pause", "0", "--next-game-delay", "0.5", *LOOSE,
+         *flags,
          "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
     url = f"http://127.0.0.1:{port}"

@@ -217,7 +217,7 @@ def test_a_password_change_logs_out_the_other_browser(browser: Browser, server: 
         change("not-mine-1", "pine cone 77")
         first.get_by_text("用户名或密码不对。").wait_for()
         change("plum rain 9", "password1")
-        first.get_by_text("密码需6–200位，且不能是常见密码或用户名。").wait_for()
+        first.get_by_text("密码需8–200位（首尾空格不算），至少含4种不同字符，且不能是常见密码或用户名。").wait_for()
         change("plum rain 9", "pine cone 77")
         assert "其他设备" in first.get_by_test_id("pw-changed").inner_text()
         first.reload()

@@ -42,6 +42,23 @@ def serve_command(
     forwarded_allow_ips: str = typer.Option(
         "127.0.0.1", help="comma-separated addresses of proxies whose X-Forwarded-* headers "
         "are believed ('*': any)"),
+    max_header_bytes: int = typer.Option(
+        16 * 1024, help="the largest request head (request line and headers) in bytes: a "
+        "longer one is refused (400) before more is read"),
+    max_header_line: int = typer.Option(
+        8 * 1024, help="the longest request line or header line in bytes (431 beyond)"),
+    account_rate_address: str = typer.Option(
+        "10/minute;60/hour;200/day", help="accounts (guests and registrations) one client "
+        "address may make (limits notation, tiers separated by ';')"),
+    table_rate_address: str = typer.Option(
+        "30/minute;300/hour;1000/day", help="tables one client address may make"),
+    table_rate_account: str = typer.Option(
+        "20/minute;200/hour;1000/day", help="tables one account may make"),
+    code_rate_address: str = typer.Option(
+        "30/minute;300/hour;1000/day", help="lookups of a table by invitation code (or by a "
+        "key that finds nothing) one client address may make"),
+    code_rate_account: str = typer.Option(
+        "20/minute;200/hour;600/day", help="such lookups one account may make"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
     redis: str | None = typer.Option(
         None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
@@ -53,6 +70,8 @@ def serve_command(
         "tables are taken over after this"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
+    from limits import parse_many
+
     from .config import ServerConfig, default_db_url
     from .transport.app import serve
 
@@ -65,7 +84,26 @@ def serve_command(
                           allowed_origins=tuple(allowed_origin or ()),
                           trusted_hosts=tuple(trusted_host or ()) or ("*",),
                           forwarded_allow_ips=forwarded_allow_ips,
-                          redis_url=redis, node=node, lease_ttl=lease_ttl)
+                          redis_url=redis, node=node, lease_ttl=lease_ttl,
+                          max_header_bytes=max_header_bytes, max_header_line=max_header_line,
+                          account_rate_address=account_rate_address,
+                          table_rate_address=table_rate_address,
+                          table_rate_account=table_rate_account,
+                          code_rate_address=code_rate_address,
+                          code_rate_account=code_rate_account)
+    for hint, rate in (("--account-rate-address", account_rate_address),
+                       ("--table-rate-address", table_rate_address),
+                       ("--table-rate-account", table_rate_account),
+                       ("--code-rate-address", code_rate_address),
+                       ("--code-rate-account", code_rate_account)):
+        try:
+            parse_many(rate)
+        except ValueError:
+            raise typer.BadParameter(f"not a rate such as 10/minute;60/hour: {rate!r}",
+                                     param_hint=hint) from None
+    if not 1024 <= max_header_line <= max_header_bytes:
+        raise typer.BadParameter("must be at least 1024 and at most --max-header-bytes",
+                                 param_hint="--max-header-line")
     if lease_ttl <= 0:
         raise typer.BadParameter("must be positive", param_hint="--lease-ttl")
     serve(host, port, config, log_level)
@@ -87,7 +125,9 @@ def loadtest_command(
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Fill TABLES tables with five WebSocket client bots each and report throughput,
-    errors, resyncs and move→broadcast latency."""
+    errors, resyncs and move→broadcast latency.  Every client comes from this machine's
+    address: start the server with its limits per address opened wide (the flags of
+    ``baohuang.server.harness.LOAD_LIMITS``), or it refuses the guests and tables."""
     import json
 
     import httpx

@@ -34,6 +34,11 @@ class ServerConfig:
     db_url: str = field(default_factory=default_db_url)
     #: largest message a client may send
     max_message_bytes: int = 4096
+    #: the largest request head (request line and headers, in bytes) the HTTP parser
+    #: buffers: a longer one is refused with 400 before more of it is read; and the
+    #: longest request line or header line (name and value), refused with 431
+    max_header_bytes: int = 16 * 1024
+    max_header_line: int = 8 * 1024
     #: messages per second a connection may send on average, and the burst allowed
     rate_per_second: float = 50.0
     burst: int = 100
@@ -76,6 +81,17 @@ class ServerConfig:
     #: tiers separated by ``;`` back off: a minute's wait, then an hour's, then a day's)
     login_rate_account: str = "10/minute;30/hour;100/day"
     login_rate_address: str = "60/minute;600/hour"
+    #: accounts (guests and registrations) made per client address, and tables made
+    #: (``POST /api/tables``, ``quickplay``) per client address and per account, in the
+    #: same notation; counted where the login tries are (Redis in a cluster)
+    account_rate_address: str = "10/minute;60/hour;200/day"
+    table_rate_address: str = "30/minute;300/hour;1000/day"
+    table_rate_account: str = "20/minute;200/hour;1000/day"
+    #: lookups of a table by anything but its id (an invitation code, or a key that
+    #: finds nothing: ``GET /api/tables/{key}``, a ``join``, a rematch) per client address
+    #: and per account, so that codes cannot be tried by the thousand
+    code_rate_address: str = "30/minute;300/hour;1000/day"
+    code_rate_account: str = "20/minute;200/hour;600/day"
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: a table with no player connected and no move for this long is dissolved (reason

@@ -28,9 +28,18 @@ from .config import ServerConfig
 from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
 
-__all__ = ["ServerProcess", "ServerThread", "free_port", "lifespan", "pg_database"]
+__all__ = ["LOAD_LIMITS", "ServerProcess", "ServerThread", "free_port", "lifespan",
+           "pg_database"]
 
 T = TypeVar("T")
+
+#: ``baohuang serve`` flags for a load test, benchmark or test session, whose many
+#: clients all come from one address: the limits on accounts and tables made and codes
+#: looked up per address and per account (SECURITY.md) opened wide
+LOAD_LIMITS = ("--account-rate-address", "1000000/minute", "--table-rate-address",
+               "1000000/minute", "--table-rate-account", "1000000/minute",
+               "--code-rate-address", "1000000/minute", "--code-rate-account",
+               "1000000/minute")
 
 
 async def lifespan(receive: Any, send: Any) -> None:

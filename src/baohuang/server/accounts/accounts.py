@@ -44,7 +44,9 @@ __all__ = ["AccountError", "Accounts", "check_name", "check_password", "common_p
            "new_token", "token_digest", "user_json"]
 
 MAX_NAME = 24
-MIN_PASSWORD, MAX_PASSWORD = 6, 200
+MIN_PASSWORD, MAX_PASSWORD = 8, 200
+#: different characters a password must have (``aaaaaaaa`` and ``abababab`` do not)
+MIN_DISTINCT = 4
 _hasher = PasswordHasher()
 #: argon2 runs in threads of its own: a flood of logins cannot take the threads (of
 #: the default executor) that tables and storage use
@@ -89,24 +91,40 @@ def common_passwords() -> frozenset[str]:
 
 
 def check_password(password: object, name: str | None = None) -> str:
-    """A new password: 6–200 characters, not one of the most common passwords
-    (case-insensitively) and not the account's name.
+    """A new password: 8–200 characters, counted without the spaces at its ends (six
+    spaces are no password), at least 4 different characters, not one of the most common
+    passwords (case-insensitively, spaces at the ends ignored) and not the account's
+    name.  The password is kept as given.
 
     >>> check_password("correct horse")
     'correct horse'
-    >>> for weak in ("qwerty123", "PassWord1", "Li Wei 1"):
+    >>> for weak in ("qwerty123", "PassWord1", " password ", "Li Wei 1", "      ",
+    ...              "  abc12  ", "abababab", "x" * 201):
     ...     try:
     ...         check_password(weak, "li wei 1")
     ...     except AccountError as exc:
     ...         print(exc.message)
     this password is one of the most common passwords: choose another
     this password is one of the most common passwords: choose another
+    this password is one of the most common passwords: choose another
     a password may not be the account's name
+    a password has at least 8 characters besides spaces at its ends
+    a password has at least 8 characters besides spaces at its ends
+    a password needs at least 4 different characters
+    a password has at most 200 characters
     """
-    if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise AccountError("bad_password",
-                           f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
-    folded = password.casefold()
+    if not isinstance(password, str):
+        raise AccountError("bad_password", "a password is a string")
+    if len(password) > MAX_PASSWORD:
+        raise AccountError("bad_password", f"a password has at most {MAX_PASSWORD} characters")
+    trimmed = password.strip()
+    if len(trimmed) < MIN_PASSWORD:
+        raise AccountError("bad_password", f"a password has at least {MIN_PASSWORD} "
+                           "characters besides spaces at its ends")
+    if len(set(trimmed)) < MIN_DISTINCT:
+        raise AccountError("bad_password", f"a password needs at least {MIN_DISTINCT} "
+                           "different characters")
+    folded = trimmed.casefold()
     if folded in common_passwords():
         raise AccountError("bad_password", "this password is one of the most common "
                            "passwords: choose another")
@@ -164,7 +182,12 @@ class Accounts:
 
     def __init__(self, storage: Storage, *, per_account: str = "10/minute;30/hour;100/day",
                  per_address: str = "60/minute;600/hour", idle: float = float("inf"),
-                 absolute: float = float("inf"), redis_url: str | None = None) -> None:
+                 absolute: float = float("inf"), redis_url: str | None = None,
+                 accounts_per_address: str = "10/minute;60/hour;200/day",
+                 tables_per_address: str = "30/minute;300/hour;1000/day",
+                 tables_per_account: str = "20/minute;200/hour;1000/day",
+                 codes_per_address: str = "30/minute;300/hour;1000/day",
+                 codes_per_account: str = "20/minute;200/hour;600/day") -> None:
         self.storage = storage
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
         self.idle, self.absolute = idle, absolute
@@ -173,13 +196,19 @@ class Accounts:
         self._fallback = MovingWindowRateLimiter(MemoryStorage()) if redis_url else None
         self._per_account = parse_many(per_account)
         self._per_address = parse_many(per_address)
+        #: what may be made per client address and per account (:meth:`making_table`)
+        self._accounts_per_address = parse_many(accounts_per_address)
+        self._tables_per_address = parse_many(tables_per_address)
+        self._tables_per_account = parse_many(tables_per_account)
+        self._codes_per_address = parse_many(codes_per_address)
+        self._codes_per_account = parse_many(codes_per_account)
 
     async def _hit(self, tiers: list[RateLimitItem], *keys: str) -> None:
-        """Count one try in each tier, shortest first; refused (``rate_limited``, with
-        the seconds until the refusing tier lets one more try through) at the first
-        tier that is full — a refused try is not counted in the longer tiers.  While
-        the cluster's Redis is out of reach, each node counts in its own memory (logins
-        go on, limited)."""
+        """Count one try (a login, something made, a code looked up) in each tier,
+        shortest first; refused (``rate_limited``, with the seconds until the refusing
+        tier lets one more try through) at the first tier that is full — a refused try
+        is not counted in the longer tiers.  While the cluster's Redis is out of reach,
+        each node counts in its own memory (logins go on, limited)."""
         limiter = self._limiter
         for limit in tiers:
             try:
@@ -196,20 +225,46 @@ class Accounts:
                 raise AccountError("rate_limited",
                                    f"too many tries: try again in {wait} s", retry_after=wait)
 
+    async def making_table(self, user_id: int, address: str | None) -> None:
+        """Count one table made by ``user_id`` from the client ``address``: refused
+        (``rate_limited``, with ``retry_after``) when either has made too many lately, so
+        that guest accounts made by the dozen do not multiply the tables one client
+        can make."""
+        await self._hit(self._tables_per_address, "table-address", address or "")
+        await self._hit(self._tables_per_account, "table-account", str(user_id))
+
+    async def looking_up(self, user_id: int | None, address: str | None) -> None:
+        """Count one lookup of a table by a key that is not a table's id (an invitation
+        code, or nothing at all) from the client ``address`` and, with a session, by
+        ``user_id``: refused (``rate_limited``) when either has looked up too many lately,
+        so that codes cannot be tried by the thousand."""
+        await self._hit(self._codes_per_address, "code-address", address or "")
+        if user_id is not None:
+            await self._hit(self._codes_per_account, "code-account", str(user_id))
+
+    async def _making_account(self, address: str | None) -> None:
+        await self._hit(self._accounts_per_address, "account-address", address or "")
+
     async def _session(self, user: UserRecord) -> tuple[str, UserRecord]:
         token = new_token()
         await self.storage.add_session(token_digest(token), user.id)
         return token, user
 
-    async def guest(self, name: object) -> tuple[str, UserRecord]:
-        user = await self.storage.create_user(check_name(name), name_key=None,
+    async def guest(self, name: object, address: str | None = None) -> tuple[str, UserRecord]:
+        """A guest account, limited per client ``address`` (with registrations)."""
+        display = check_name(name)
+        await self._making_account(address)
+        user = await self.storage.create_user(display, name_key=None,
                                               password_hash=None, guest=True,
                                               mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
         return await self._session(user)
 
-    async def register(self, name: object, password: object) -> tuple[str, UserRecord]:
+    async def register(self, name: object, password: object, address: str | None = None
+                       ) -> tuple[str, UserRecord]:
+        """A registered account, limited per client ``address`` (with guests)."""
         display = check_name(name)
         secret = check_password(password, display)
+        await self._making_account(address)
         digest = await _hash_work(_hasher.hash, secret)
         try:
             user = await self.storage.create_user(display, name_key=display.casefold(),

@@ -175,10 +175,11 @@ class GameStore(Database):
 
     async def game(self, game_id: int) -> dict[str, Any] | None:
         """One game with its ``actions``, ``players`` (if finished) and whether its table
-        is a ``practice`` table."""
+        is a ``practice`` table and a ``private`` one."""
         async with self.engine.connect() as conn:
             row = (await conn.execute(
-                select(games, tables.c.practice).join(tables, tables.c.id == games.c.table_id)
+                select(games, tables.c.practice, tables.c.private)
+                .join(tables, tables.c.id == games.c.table_id)
                 .where(games.c.id == game_id))).first()
             if row is None:
                 return None

@@ -274,7 +274,10 @@ class Lobby:
     async def rematch(self, table: Table, user: UserRecord) -> Table:
         """A new match for the same players once ``table``'s match is over (finished or
         dissolved): the same settings, everyone in the same seat, the bots too. Every
-        player who asks gets the same new table; the old table tells its connections."""
+        player who asks gets the same new table; the old table tells its connections.
+        Only the player who asks is seated: every other player's seat is kept for him
+        (``invited``) until he joins it, and the new match starts only once all have —
+        nobody else's request puts an absent player into a rated game."""
         if table.status not in ("finished", "dissolved"):
             raise LobbyError("not_over", "a new match starts once this one is over")
         if table.seat_of(user.id) is None:
@@ -286,7 +289,8 @@ class Lobby:
         s = table.settings
         bots = {i: seat.bot for i, seat in enumerate(table.seats)
                 if seat is not None and seat.bot is not None}
-        people = {i: Seat(name=seat.name, user_id=seat.user_id)
+        people = {i: Seat(name=seat.name, user_id=seat.user_id,
+                          invited=seat.user_id != user.id)
                   for i, seat in enumerate(table.seats)
                   if seat is not None and seat.bot is None}
         spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,

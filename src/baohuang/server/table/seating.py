@@ -29,6 +29,7 @@ from ..wire.protocol import (
     Start,
 )
 from .clock import Clock
+from .privacy import admits
 from .seats import Seat
 from .settings import Settings
 from .subscriber import Subscriber
@@ -110,8 +111,18 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
 
 
 async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
-    """Seat (or re-seat) a player, or add a watcher; then bring them up to date."""
+    """Seat (or re-seat) a player, or add a watcher; then bring them up to date.  A
+    private table is entered with its code, or by its members (its owner and seated
+    players) with its id too; anyone else is told there is no such table, as for a
+    table that does not exist."""
     user = conn.user
+    s = table.settings
+    if conn.table is not table and not admits(
+            private=s.private, code=s.code, key=msg.table,
+            user_id=None if user is None else user.id,
+            members=[s.owner, *(seat.user_id for seat in table.seats if seat is not None)]):
+        conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+        return
     if msg.as_ == "player" and user is None:
         conn.error("login_required", "playing needs a session (log in or play as a guest)",
                    "join")
@@ -127,6 +138,9 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
             seat.conn.close(4000, "this seat was taken over by a newer connection")
         seat.conn, seat.away_since = conn, None
         conn.seat = seat_index
+        if seat.invited:                  # (a new match's player says yes by joining)
+            seat.invited = False
+            await table.save_seats()
         # (the decision's deadline stays where it was set when the turn began: coming
         # back gives no fresh time)
     elif user is not None and msg.as_ == "player" and table.status == "open" and \
@@ -364,7 +378,7 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
                 table.seats[msg.seat], table.seats[mine] = moved, None
                 if moved.conn is not None and moved.conn is not conn:
                     _to_watchers(table, moved.conn)   # the seat goes with this socket
-                moved.conn, moved.away_since = conn, None
+                moved.conn, moved.away_since, moved.invited = conn, None, False
                 table.watchers.discard(conn)
             else:
                 table.seats[msg.seat] = Seat(name=user.name, user_id=user.id, conn=conn,

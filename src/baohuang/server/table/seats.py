@@ -46,6 +46,9 @@ class Seat:
     emote_at: float = -1e9
     #: when this seat last sent a free chat message (the table's clock)
     chat_at: float = -1e9
+    #: kept for a player of the last match who has not said yes to this one (by joining
+    #: as a player): the seat is not taken, and the table does not start, until he does
+    invited: bool = False
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:
@@ -87,7 +90,10 @@ class Seat:
 
     def to_json(self) -> dict[str, Any]:
         """How a seat is stored in ``tables.seats``."""
-        return {"name": self.name, "user_id": self.user_id, "bot": self.bot}
+        stored: dict[str, Any] = {"name": self.name, "user_id": self.user_id, "bot": self.bot}
+        if self.invited:
+            stored["invited"] = True
+        return stored
 
     def hosted_json(self) -> dict[str, Any]:
         """How a seat's 托管 state is stored in ``games.hosted``."""
@@ -98,7 +104,7 @@ class Seat:
         return {"seat": index, "name": self.name, "user_id": self.user_id, "bot": self.bot,
                 "connected": self.is_bot or self.conn is not None,
                 "hosted": self.auto(grace, now), "hosted_count": self.hosted_count,
-                "locked": self.locked, "left": self.left}
+                "locked": self.locked, "left": self.left, "invited": self.invited}
 
 
 def seats_from_json(data: list[Any], seed: int) -> list[Seat | None]:
@@ -110,5 +116,6 @@ def seats_from_json(data: list[Any], seed: int) -> list[Seat | None]:
         elif item.get("bot"):
             seats.append(Seat.for_bot(item["bot"], seed + index))
         else:
-            seats.append(Seat(name=item["name"], user_id=item["user_id"]))
+            seats.append(Seat(name=item["name"], user_id=item["user_id"],
+                              invited=bool(item.get("invited", False))))
     return seats

@@ -417,7 +417,9 @@ class Table:
         return since
 
     def five_seated(self) -> bool:
-        return all(seat is not None for seat in self.seats)
+        """Five seats taken: by bots, and by people who said yes (an invited seat of a
+        new match is not taken until its player joins)."""
+        return all(seat is not None and not seat.invited for seat in self.seats)
 
     def seats_json(self) -> list[dict[str, Any] | None]:
         return [None if s is None else s.to_json() for s in self.seats]

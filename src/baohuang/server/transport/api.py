@@ -18,6 +18,7 @@ from ..accounts.levels import LEVELS
 from ..db.storage import UserRecord
 from ..table.lobby import LobbyError, check_spec
 from ..table.outage import REFUSED, UNREACHABLE
+from ..table.privacy import admits_json, is_table_id
 from ..wire.replay import replay
 from .state import COOKIE, server_state, session_token, session_user
 
@@ -91,16 +92,24 @@ def _logged_in(request: Request, token: str, user: UserRecord, status: int = 200
     return response
 
 
+def client_address(request: Request) -> str | None:
+    """The client's address: the peer's, or — when the peer is a proxy of
+    ``forwarded_allow_ips`` — the one its ``X-Forwarded-For`` names (uvicorn's proxy
+    headers have set it so)."""
+    return request.client.host if request.client else None
+
+
 async def guest(request: Request) -> Response:
     body = await _body(request)
-    token, user = await server_state(request).accounts.guest(body.get("name"))
+    token, user = await server_state(request).accounts.guest(
+        body.get("name"), address=client_address(request))
     return _logged_in(request, token, user)
 
 
 async def register(request: Request) -> Response:
     body = await _body(request)
-    token, user = await server_state(request).accounts.register(body.get("name"),
-                                                                body.get("password"))
+    token, user = await server_state(request).accounts.register(
+        body.get("name"), body.get("password"), address=client_address(request))
     return _logged_in(request, token, user, 201)
 
 
@@ -108,7 +117,7 @@ async def login(request: Request) -> Response:
     body = await _body(request)
     token, user = await server_state(request).accounts.login(
         body.get("name"), body.get("password"),
-        address=request.client.host if request.client else None)
+        address=client_address(request))
     return _logged_in(request, token, user)
 
 
@@ -218,7 +227,9 @@ async def create_table(request: Request) -> Response:
     if user is None:
         return error(401, "login_required", "creating a table needs a session")
     spec = check_spec(await _body(request))
-    table = await server_state(request).lobby.create(user, spec)
+    state = server_state(request)
+    await state.accounts.making_table(user.id, client_address(request))
+    table = await state.lobby.create(user, spec)
     return JSONResponse({"id": table.id, "code": table.settings.code,
                          "table": table.table_json(None)}, status_code=201)
 
@@ -235,7 +246,9 @@ async def quickplay(request: Request) -> Response:
         raise LobbyError("bad_request", "'bots' is a bot name or a list of four")
     spec = check_spec({**body, "bots": {str(i + 1): b for i, b in enumerate(bots)},
                        "autostart": True})
-    table = await server_state(request).lobby.create(user, spec, sit_owner=True)
+    state = server_state(request)
+    await state.accounts.making_table(user.id, client_address(request))
+    table = await state.lobby.create(user, spec, sit_owner=True)
     return JSONResponse({"id": table.id, "code": table.settings.code, "seat": 0,
                          "table": table.table_json(None)}, status_code=201)
 
@@ -246,6 +259,7 @@ async def rematch(request: Request) -> Response:
         return error(401, "login_required", "playing needs a session")
     lobby = server_state(request).lobby
     key = request.path_params["key"]
+    await _count_lookup(request, key, user)
     table = lobby.get(key)
     if table is None and lobby.relay is not None:    # a cluster: the table's node makes it
         found = await lobby.relay.locate(key, wait=0)
@@ -267,17 +281,28 @@ async def rematch(request: Request) -> Response:
                          "table": new.table_json(None)}, status_code=201)
 
 
+async def _count_lookup(request: Request, key: str, user: UserRecord | None) -> None:
+    """A lookup by a key not shaped as a table's id (an invitation code) is counted
+    against the client's code lookups, before anything is told of what it finds."""
+    if not is_table_id(key):
+        await server_state(request).accounts.looking_up(None if user is None else user.id,
+                                                        client_address(request))
+
+
 async def table_detail(request: Request) -> Response:
+    """A table's TableState, by id or code; a private table's only to its members or to
+    whoever gives its code (anyone else is told there is no such table)."""
     lobby = server_state(request).lobby
     key = request.path_params["key"]
+    user = await session_user(request)
+    await _count_lookup(request, key, user)
     table = lobby.get(key)
-    if table is not None:
-        return JSONResponse(table.table_json(None))
-    # a cluster: a table another node runs (an invitation link reaches any node)
-    entry = None if lobby.relay is None else await lobby.relay.entry(key)
-    if entry is None:
+    # (a cluster: a table another node runs — an invitation link reaches any node)
+    shown = table.table_json(None) if table is not None else \
+        None if lobby.relay is None else await lobby.relay.entry(key)
+    if shown is None or not admits_json(shown, key, None if user is None else user.id):
         return error(404, "not_found", f"no table {key[:40]!r}")
-    return JSONResponse(entry)
+    return JSONResponse(shown)
 
 
 async def history(request: Request) -> Response:

@@ -61,7 +61,12 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         lobby = Lobby(storage, cfg, clocks)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
-                            absolute=cfg.session_absolute, redis_url=cfg.redis_url)
+                            absolute=cfg.session_absolute, redis_url=cfg.redis_url,
+                            accounts_per_address=cfg.account_rate_address,
+                            tables_per_address=cfg.table_rate_address,
+                            tables_per_account=cfg.table_rate_account,
+                            codes_per_address=cfg.code_rate_address,
+                            codes_per_account=cfg.code_rate_account)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
@@ -88,9 +93,12 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
 def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
                    log_level: str = "info") -> uvicorn.Config:
     """uvicorn's settings for ``app`` (``bench/server.py`` runs its baseline with them
-    too): uvicorn's websockets-sansio WebSocket protocol, pings, frame size and
-    compression."""
+    too): h11 as the HTTP parser, which buffers a request's head up to
+    ``config.max_header_bytes`` only (httptools has no such bound), uvicorn's
+    websockets-sansio WebSocket protocol (whose handshake lines are bounded too), pings,
+    frame size and compression."""
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                          http="h11", h11_max_incomplete_event_size=config.max_header_bytes,
                           ws="websockets-sansio",
                           ws_ping_interval=config.ping_interval,
                           ws_ping_timeout=config.ping_interval,

@@ -45,8 +45,8 @@ from starlette.websockets import WebSocket
 from ..config import ServerConfig
 from .state import session_by_cookie
 
-__all__ = ["CSP", "OriginMiddleware", "cross_site_refusal", "middleware", "origin_allowed",
-           "refuse_handshake", "security_headers"]
+__all__ = ["CSP", "HeaderLineMiddleware", "OriginMiddleware", "cross_site_refusal",
+           "middleware", "origin_allowed", "refuse_handshake", "security_headers"]
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
@@ -114,15 +114,16 @@ def cross_site_refusal(conn: HTTPConnection, config: ServerConfig) -> tuple[str,
     return None
 
 
-def _refusal(code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=403)
+def _refusal(code: str, message: str, status: int = 403) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-async def refuse_handshake(websocket: WebSocket, code: str, message: str) -> None:
-    """Refuse a WebSocket handshake with 403 and the error as an HTTP API error's body
-    (where the server cannot answer a handshake with a body: close it, 1008)."""
+async def refuse_handshake(websocket: WebSocket, code: str, message: str,
+                           status: int = 403) -> None:
+    """Refuse a WebSocket handshake with ``status`` and the error as an HTTP API error's
+    body (where the server cannot answer a handshake with a body: close it, 1008)."""
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
-        await websocket.send_denial_response(_refusal(code, message))
+        await websocket.send_denial_response(_refusal(code, message, status))
     else:
         await websocket.close(1008, code)
 
@@ -145,8 +146,42 @@ class OriginMiddleware:
         await self.app(scope, receive, send)
 
 
+class HeaderLineMiddleware:
+    """Refuse (431 ``header_too_large``) a request or WebSocket handshake whose request
+    target or any one header line (name and value) is longer than
+    ``config.max_header_line`` bytes.  (The head as a whole is bounded before it reaches
+    the application, by the HTTP parser: ``config.max_header_bytes``.)"""
+
+    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+        self.app = app
+        self.limit = config.max_header_line
+
+    def _too_long(self, scope: Scope) -> str | None:
+        target = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+        if target > self.limit:
+            return "the request line"
+        for name, value in scope.get("headers", ()):
+            if len(name) + len(value) + 2 > self.limit:
+                return f"the header {name[:40].decode('latin-1')!r}"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            what = self._too_long(scope)
+            if what is not None:
+                message = f"{what} is longer than {self.limit} bytes"
+                if scope["type"] == "http":
+                    await _refusal("header_too_large", message, 431)(scope, receive, send)
+                else:
+                    await refuse_handshake(WebSocket(scope, receive, send),
+                                           "header_too_large", message, 431)
+                return
+        await self.app(scope, receive, send)
+
+
 def middleware(config: ServerConfig) -> list[Middleware]:
     """The application's middleware, outermost first."""
-    return [Middleware(SecureASGIMiddleware, secure=security_headers()),
+    return [Middleware(HeaderLineMiddleware, config=config),
+            Middleware(SecureASGIMiddleware, secure=security_headers()),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(config.trusted_hosts)),
             Middleware(OriginMiddleware, config=config)]

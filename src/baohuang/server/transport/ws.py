@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..accounts.accounts import token_digest, user_json
+from ..accounts.accounts import AccountError, token_digest, user_json
 from ..table.inputs import ClientInput, Disconnect, Route
+from ..table.privacy import is_table_id
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
 from .connection import Connection
 from .security import cross_site_refusal, origin_allowed, refuse_handshake
@@ -87,7 +88,8 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
 
     def take(data: str | bytes) -> Join | None:
         """One message from the client: checked, decoded and handed on; a ``join`` of a
-        table this node does not run is returned (to be found in the cluster)."""
+        table this node does not run (to be found in the cluster), or by a key that is
+        not a table's id (a code: to be counted first), is returned."""
         if conn.closed:
             return None
         if session is not None:
@@ -98,6 +100,33 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             conn.route.post(Disconnect(conn))
             conn.route = None
         return elsewhere
+
+    address = websocket.client.host if websocket.client else None
+
+    async def join_by_key(msg: Join) -> None:
+        """A ``join`` by a key that is not shaped as a table's id (an invitation code, or
+        anything else): counted against the client's code lookups first (refused,
+        ``rate_limited``, past them), then joined as any other."""
+        try:
+            await state.accounts.looking_up(None if user is None else user.id, address)
+        except AccountError as exc:
+            conn.error("rate_limited", exc.message, "join")
+            return
+        if conn.closed:
+            return
+        table = state.lobby.get(msg.table)
+        if table is not None:
+            enter(table, msg)
+        elif state.lobby.relay is not None:
+            await join_elsewhere(msg, state.lobby.relay)
+        else:
+            conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+
+    def enter(table: Route, msg: Join) -> None:
+        if conn.route is not None and conn.route is not table:
+            conn.route.post(Disconnect(conn))
+        conn.route = table
+        table.post(ClientInput(conn, msg))
 
     async def join_elsewhere(msg: Join, relay: Relay) -> None:
         """A cluster node: the table runs on another node (its messages go there over
@@ -140,16 +169,15 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         if isinstance(msg, Ping):
             conn.send_json({"type": "pong"})
         elif isinstance(msg, Join):
+            if not is_table_id(msg.table):
+                return msg                            # (a code: counted, then joined)
             table = state.lobby.get(msg.table)
             if table is None:
                 if state.lobby.relay is not None:
                     return msg
                 conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
                 return None
-            if conn.route is not None and conn.route is not table:
-                conn.route.post(Disconnect(conn))
-            conn.route = table
-            table.post(ClientInput(conn, msg))
+            enter(table, msg)
         elif conn.route is None:
             conn.error("not_joined", "send join first", message_type(data))
         else:
@@ -164,8 +192,11 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                 break                                 # websocket.disconnect
             data: str | bytes | None = message.get("text")
             elsewhere = take(data if data is not None else message.get("bytes") or b"")
-            if elsewhere is not None and state.lobby.relay is not None:
-                await join_elsewhere(elsewhere, state.lobby.relay)
+            if elsewhere is not None:
+                if not is_table_id(elsewhere.table):
+                    await join_by_key(elsewhere)
+                elif state.lobby.relay is not None:
+                    await join_elsewhere(elsewhere, state.lobby.relay)
     except Exception:
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:

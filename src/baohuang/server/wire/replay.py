@@ -35,7 +35,10 @@ def replay(row: dict[str, Any]) -> dict[str, Any]:
                       "source": stored["source"], **_position(game)})
     players = [{"seat": p["seat"], "name": p["name"], "user_id": p["user_id"], "bot": p["bot"],
                 "score": p["score"], "place": p["place"]} for p in row["players"]]
-    return {"game_id": row["id"], "table_id": row["table_id"], "index": row["idx"],
+    # (a private table's id stays with its members: a replay is public)
+    private = bool(row.get("private", False))
+    return {"game_id": row["id"], "table_id": None if private else row["table_id"],
+            "index": row["idx"], "private": private,
             "players": players, "result": row["result"], "scored": row["scored"],
             "practice": bool(row.get("practice", False)),
             "record": record, "events": game.replay_events() if game.is_over else [],

@@ -13,6 +13,7 @@ export function seatInfo(table, seat) {
     hostedLocked: Boolean(raw.locked),
     hostedCount: raw.hosted_count || 0,
     connected: raw.connected !== false,
+    invited: Boolean(raw.invited),
     empty: !raw.name && !raw.bot,
     userId: raw.user_id ?? raw.user ?? null,
   };

@@ -326,7 +326,8 @@ export class TableScreen {
   async again() {
     const tbl = this.table;
     if (tbl && tbl.rematch) {
-      location.hash = `#/t/${tbl.rematch.id}`;
+      // (a private table's new match is entered with its code: a watcher is no member)
+      location.hash = `#/t/${tbl.private ? tbl.rematch.code : tbl.rematch.id}`;
       return;
     }
     if (tbl && this.you.seat !== null && this.you.seat !== undefined) {

@@ -88,7 +88,9 @@ export function waitingRoom(screen) {
       'data-seat': s },
     h('span', { class: 'seat-no' }, t('seat_n', { n: s + 1 })),
     info.empty ? h('span', { class: 'empty' }, t('seat_empty'))
-      : info.bot ? h('span', {}, `${seatLabel(tbl, s)} · ${botName(info.bot)}`) : free(info.name),
+      : info.bot ? h('span', {}, `${seatLabel(tbl, s)} · ${botName(info.bot)}`)
+        : info.invited ? h('span', { class: 'invited', testid: 'seat-invited' }, free(info.name),
+          ` · ${t('seat_invited')}`) : free(info.name),
     buttons);
   });
   const full = [0, 1, 2, 3, 4].every((s) => !seatInfo(tbl, s).empty);
