@@ -96,7 +96,8 @@ test: $(DEV_STAMP)
 timed-unit:
 	$(TIMED) tests $(MAKE) --no-print-directory unit
 timed-compiled-wheel:
-	$(TIMED) "compiled build" $(MAKE) --no-print-directory compiled-wheel compiled-venv
+	$(TIMED) "compiled build" bash -c \
+		'$(MAKE) --no-print-directory compiled-wheel && $(MAKE) --no-print-directory compiled-venv'
 
 # The compiled build (setup.py: the engine's and the environments' hot modules and the
 # server's path of a move, compiled by mypyc) as a wheel, installed into its own venv,
@@ -104,7 +105,10 @@ timed-compiled-wheel:
 # the client's views, whole server games and the table's timers) run there against it
 # (not against src/).  Needs a C compiler.
 COMPILED_VENV := .venv-compiled
-test-compiled: compiled-wheel compiled-venv compiled-tests
+test-compiled:
+	$(MAKE) --no-print-directory compiled-wheel
+	$(MAKE) --no-print-directory compiled-venv
+	$(MAKE) --no-print-directory compiled-tests
 
 compiled-wheel: $(DEV_STAMP)
 	rm -rf build $(COMPILED_VENV)/wheel

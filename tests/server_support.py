@@ -161,7 +161,8 @@ class Raw:
         if token:
             extra["Authorization"] = f"Bearer {token}"
         ws = await websockets.connect(url.replace("http", "ws", 1) + "/ws",
-                                      additional_headers=extra, max_size=None)
+                                      additional_headers=extra, max_size=None,
+                                      ping_interval=None)  # (no keepalive of its own)
         raw = cls(ws)
         hello = await raw.recv()
         assert hello["type"] == "hello"

@@ -40,7 +40,8 @@ class Sock:
     async def open(cls, url: str, token: str | None, clock: ManualClock) -> Sock:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         ws = await websockets.connect(url.replace("http", "ws", 1) + "/ws",
-                                      additional_headers=headers, max_size=None)
+                                      additional_headers=headers, max_size=None,
+                                      ping_interval=None)  # (no keepalive of its own)
         sock = cls(ws, clock)
         sock.reader = asyncio.get_running_loop().create_task(sock._read())
         return sock

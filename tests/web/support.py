@@ -29,9 +29,10 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 sync_api = pytest.importorskip("playwright.sync_api")
-# (expect() waits 5 s by default, the pages' own waits 15 s: the same for both, so that
-# a loaded machine slows the tests down without failing them)
-sync_api.expect.set_options(timeout=15000)
+# (expect() waits 5 s by default, the pages' own waits 30 s: the same for both, so that
+# a loaded machine — six test workers and a compiler on two cores — slows the tests
+# down without failing them)
+sync_api.expect.set_options(timeout=30000)
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "test-output"
@@ -142,7 +143,7 @@ def open_page(browser: Browser, server: str, width: int = 1280, height: int = 90
     if lang:
         context.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
     page = context.new_page()
-    page.set_default_timeout(15000)
+    page.set_default_timeout(30000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     return page, errors
