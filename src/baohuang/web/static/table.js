@@ -10,6 +10,7 @@ import * as prefs from './prefs.js';
 import { whoAreYou } from './invite.js';
 import { keydown } from './tablekeys.js';
 import { HandPicker } from './tablehand.js';
+import { fitHands } from './handfit.js';
 import {
   chime, eventSound, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
 } from './tableparts.js';
@@ -50,6 +51,7 @@ export class TableScreen {
     this.onPointerMove = (ev) => this.hand.swipeMove(ev);
     this.onPointerUp = () => this.hand.swipeEnd();
     this.bubbles = {};          // seat -> {id, until}: quick phrases shown for a moment
+    this.onResize = () => fitHands(this.root);
   }
 
   async mount(root) {
@@ -58,6 +60,7 @@ export class TableScreen {
     document.addEventListener('pointermove', this.onPointerMove);
     document.addEventListener('pointerup', this.onPointerUp);
     document.addEventListener('pointercancel', this.onPointerUp);
+    window.addEventListener('resize', this.onResize);
     this.ticker = setInterval(() => this.tick(), 500);
     this.render();
     if (this.role === 'player' && !this.app.user) {
@@ -82,6 +85,7 @@ export class TableScreen {
     document.removeEventListener('pointermove', this.onPointerMove);
     document.removeEventListener('pointerup', this.onPointerUp);
     document.removeEventListener('pointercancel', this.onPointerUp);
+    window.removeEventListener('resize', this.onResize);
     clearInterval(this.ticker);
     this.app.banner(null);
   }
@@ -395,6 +399,8 @@ export class TableScreen {
     // tap on a card low on a phone's page would jump it to the top)
     const scrolled = window.scrollY;
     clear(this.root);
+    // (a table in play fills the window: style.css, .screen.playing)
+    this.root.classList.toggle('playing', Boolean(this.view) && !this.askName && !this.fatal);
     this.root.appendChild(tableHeader(this));
     if (this.askName) {
       this.root.appendChild(whoAreYou(this.app, this.tableId, () => {
@@ -465,6 +471,7 @@ export class TableScreen {
       },
     };
     this.root.appendChild(renderTable(ctx));
+    fitHands(this.root);
     if (this.showLast && this.lastGameOver) {
       this.root.appendChild(h('div', { class: 'overlay', onclick: (e) => {
         if (e.target === e.currentTarget) { this.showLast = false; this.render(); }

@@ -39,7 +39,7 @@ export function renderTable(ctx) {
     watching ? null : controls(ctx),
     watching ? null : handArea(ctx));
   return h('div', { class: 'table-view' }, hostedBanner(ctx), infoBar(ctx), counterStrip(ctx),
-    felt, bottom, ctx.peekOpen && before ? lastRoundPeek(ctx, before) : null, eventLog(ctx));
+    felt, bottom, ctx.peekOpen && before ? lastRoundPeek(ctx, before) : null);
 }
 
 // The seat of a play not drawn before (its cards move in, where motion is on:
@@ -176,6 +176,8 @@ function infoBar(ctx) {
         g.cards.length ? cardRow(g.cards) : ` ${t('cards_n', { n: g.count })}`))));
   }
   if (ctx.extraInfo) items.push(...ctx.extraInfo);
+  // (the log opens over the table, from the bar: nothing on the table moves)
+  items.push(eventLog(ctx));
   return h('div', { class: 'info-bar' }, items);
 }
 
