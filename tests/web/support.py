@@ -257,6 +257,8 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
             else:
                 first.click()
         else:
+            if check:
+                check(page, "turn")
             cards = biggest_play(st["legal"])
             can_pass = any(a["kind"] == "pass" for a in st["legal"])
             if cards is None or (keyboard and can_pass and not seen["passes"]):
@@ -334,6 +336,10 @@ def assert_chinese(page: Page, where: str) -> None:
 # -- sizes of the page -----------------------------------------------------------------
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844), "small-phone": (360, 740)}
+#: the sizes a table must fit without scrolling (issue 36): portrait and landscape
+#: phones and a desktop; phones have touch and a coarse pointer
+LAYOUTS = {"360x740": (360, 740), "390x844": (390, 844), "844x390": (844, 390),
+           "740x360": (740, 360), "1280x800": (1280, 800)}
 
 
 def sized(browser: Browser, server: str, size: str, lang: str | None = None
