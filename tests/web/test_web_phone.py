@@ -5,6 +5,7 @@ for a 五人局 (``wurenju``) hand of 44 cards too."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,6 +20,8 @@ from web.support import (
     play_game,
     quickplay,
     shot,
+    wait_moved,
+    wait_turn_or_over,
 )
 
 #: what must be inside the window at a turn, each as (what, its rectangle or None)
@@ -135,3 +138,91 @@ def _nothing_moves_under_the_last_round(page: Page) -> None:
     page.get_by_test_id("log").locator("summary").click()
     assert page.evaluate(where) == before
     page.get_by_test_id("log").locator("summary").click()
+
+
+#: each risky role-phase dialog: its stage, the choices the client is given, and the
+#: cautious one (托管's, docs/rules.md §10) that Enter must take
+DIALOGS: list[tuple[str, list[dict[str, Any]], str]] = [
+    ("steal", [{"kind": "steal"}, {"kind": "decline"}], "decline"),
+    ("rebellion", [{"kind": "rebel"}, {"kind": "decline"}], "decline"),
+    ("kick", [{"kind": "kick"}, {"kind": "decline"}], "decline"),
+    ("guard", [{"kind": "guard_open"}, {"kind": "guard_hidden"}], "guard_hidden"),
+    ("guard", [{"kind": "solo_open"}, {"kind": "solo_hidden"}], "solo_hidden"),
+    ("emperor_solo", [{"kind": "solo_open"}, {"kind": "decline"}], "decline"),
+    ("emperor", [{"kind": "accept"}, {"kind": "abdicate"}], "accept"),
+]
+
+#: the decision buttons a click reaches are noted and go no further (nothing is sent:
+#: the dialogs are drawn from a view the server did not send)
+NOTE_CHOICES_JS = """() => {
+  window.chosen = [];
+  window.addEventListener('click', (e) => {
+    const b = e.target.closest && e.target.closest('[data-testid=decision]');
+    if (!b) return;
+    window.chosen.push(b.dataset.choice);
+    e.stopImmediatePropagation();
+    e.preventDefault();
+  }, true);
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_enter_in_a_risky_dialog_takes_the_cautious_choice(browser: Browser, server: str,
+                                                           lang: str) -> None:
+    page, errors = open_page(browser, server, 1280, 800, lang=lang)
+    try:
+        quickplay(page, "Careful", bots="hosted", practice=True, seed=9)
+        page.evaluate(NOTE_CHOICES_JS)
+        for stage, legal, cautious in DIALOGS:
+            risky = next(a["kind"] for a in legal if a["kind"] != cautious)
+            page.evaluate(f"""() => {{ const s = window.baohuang.screen;
+              s.view = {{...s.view, stage: {json.dumps(stage)}, to_act: s.view.seat,
+                         legal_actions: {json.dumps(legal)}}};
+              s.answeredAt = null;
+              s.render(); }}""")
+            page.get_by_test_id("decision").first.wait_for()
+            focused = page.evaluate("() => document.activeElement.dataset.choice")
+            assert focused == cautious, (stage, focused)
+            keys = page.locator(".dialog-keys").inner_text()
+            assert ("回车" in keys) if lang == "zh" else ("Enter takes the cautious" in keys)
+            page.keyboard.press("Enter")
+            # and with the focus off the dialog (a click on the felt), Enter still is cautious
+            page.evaluate("() => document.activeElement.blur()")
+            page.keyboard.press("Enter")
+            # a risky choice takes its number key
+            number = page.locator(f"[data-testid=decision][data-choice={risky}]") \
+                .get_attribute("data-key")
+            page.keyboard.press(number or "")
+            assert page.evaluate("() => window.chosen.splice(0)") == [cautious, cautious, risky]
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_enter_answers_a_real_games_decisions_cautiously(browser: Browser, server: str) -> None:
+    """Deals (by seed) until this seat has been asked something: Enter answers every
+    question of the role phase with the focused, cautious choice."""
+    page, errors = open_page(browser, server, 1280, 800)
+    try:
+        answered = 0
+        for seed in range(1, 9):
+            quickplay(page, "Careful", practice=True, seed=seed)
+            while True:
+                st = wait_turn_or_over(page)
+                if st is None or st["stage"] == "play":
+                    break
+                button = page.locator("[data-testid=decision]:focus")
+                assert button.get_attribute("data-cautious") == "true"
+                assert button.get_attribute("data-choice") in CAUTIOUS
+                page.keyboard.press("Enter")
+                wait_moved(page, st["version"])
+                answered += 1
+            if answered:
+                break
+        assert answered >= 1
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+CAUTIOUS = {"accept", "guard_hidden", "solo_hidden", "decline", "abdicate", "call"}

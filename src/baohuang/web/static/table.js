@@ -382,19 +382,23 @@ export class TableScreen {
       for (const [seat] of expired) delete this.bubbles[seat];
       this.render();
     }
-    const el = this.root && this.root.querySelector('[data-testid="timer"]');
-    if (!el) return;
+    if (!this.root) return;
     const seat = this.view ? this.view.to_act : null;
     const left = this.timerLeft(seat);
     if (left === null) return;
-    el.textContent = t('seconds', { n: left });
-    el.classList.toggle('urgent', left <= 5);
+    // (the seat's timer, and the decision dialog's, which lies over one's own seat)
+    for (const el of this.root.querySelectorAll(
+      '[data-testid="timer"], [data-testid="dialog-timer"]')) {
+      el.textContent = t('seconds', { n: left });
+      el.classList.toggle('urgent', left <= 5);
+    }
   }
 
   render() {
     if (!this.root) return;
     const focusedKey = document.activeElement && document.activeElement.dataset
       ? document.activeElement.dataset.testid : null;
+    const focused = focusSelector(this.root);
     // (redrawing empties the page for a moment: keep where it was scrolled to, or a
     // tap on a card low on a phone's page would jump it to the top)
     const scrolled = window.scrollY;
@@ -483,8 +487,13 @@ export class TableScreen {
       line.focus({ preventScroll: true });
       line.setSelectionRange(line.value.length, line.value.length);
     }
-    const first = this.root.querySelector('[data-testid="decision"]');
-    if (first && focusedKey !== 'decision') first.focus({ preventScroll: true });
+    // the focus stays on the control it was on (the same button, rank or card, drawn
+    // anew); a decision's focus is otherwise on its cautious answer: Enter takes it,
+    // never a risky one
+    const again = focused && focusedKey !== 'chat-input' && this.root.querySelector(focused);
+    const safe = this.root.querySelector('[data-testid="decision"][data-cautious]');
+    if (again) again.focus({ preventScroll: true });
+    else if (safe) safe.focus({ preventScroll: true });
     if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
   }
 
@@ -501,4 +510,18 @@ export class TableScreen {
       played: tbl.games_played, over: tbl.status === 'finished' || tbl.status === 'dissolved',
       status: tbl.status, hosted: tbl.dissolved ? tbl.dissolved.seats : [] } };
   }
+}
+
+// A selector for the focused control inside `root` that finds it again once redrawn:
+// its data-testid and what tells it from its likes (a decision's choice and card, a
+// rank's button, a card's place in the hand), or null.
+function focusSelector(root) {
+  const el = document.activeElement;
+  if (!el || el === document.body || !root.contains(el) || !el.dataset.testid) return null;
+  let sel = `[data-testid="${el.dataset.testid}"]`;
+  for (const key of ['choice', 'card', 'rank', 'index', 'id']) {
+    const value = el.dataset[key];
+    if (value !== undefined) sel += `[data-${key}="${CSS.escape(value)}"]`;
+  }
+  return sel;
 }

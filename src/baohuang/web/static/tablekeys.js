@@ -21,7 +21,14 @@ export function keydown(screen, ev) {
     return;
   }
   if (isRoleStage(v.stage) && v.to_act === v.seat) {
-    if (/^[1-9]$/.test(ev.key)) {
+    if (ev.key === 'Enter' && tag !== 'BUTTON') {
+      // Enter anywhere but on a button takes the cautious answer (the focused one)
+      const safe = screen.root.querySelector('[data-testid="decision"][data-cautious]');
+      if (safe) {
+        ev.preventDefault();
+        safe.click();
+      }
+    } else if (/^[1-9]$/.test(ev.key)) {
       const btn = screen.root.querySelector(`[data-testid="decision"][data-key="${ev.key}"]`);
       if (btn) {
         ev.preventDefault();

@@ -30,7 +30,7 @@ export function renderTable(ctx) {
     const seat = ((me ?? 0) + rel) % 5;
     return seatPanel(ctx, seat, round);
   });
-  const felt = h('div', { class: 'felt' },
+  const felt = h('div', { class: `felt ${view.stage === 'over' ? 'over' : ''}` },
     seats,
     h('div', { class: 'center' }, centerArea(ctx, round)));
   const watching = me === null || me === undefined;
@@ -296,7 +296,8 @@ function centerArea(ctx) {
   } else if (myDecision && ctx.answered) {
     parts.push(h('div', { class: 'panel answered', testid: 'answered' }, t('status_answered')));
   } else if (myDecision) {
-    parts.push(decisionDialog(view, ctx.on.decide, ctx.keyboard));
+    parts.push(decisionDialog(view, ctx.on.decide, ctx.keyboard,
+      ctx.timerLeft ? ctx.timerLeft(view.seat) : null));
   } else {
     if (view.last_play) {
       parts.push(h('div', { class: 'last-play', testid: 'last-play' },

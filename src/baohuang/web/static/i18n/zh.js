@@ -259,7 +259,7 @@ export default {
   hosted_help: '让电脑替你出牌',
   taps_play: '点牌或点上方的点数选牌，再点出牌',
   keys_play: '点牌选择，或键入点数：3–9、0=10、J Q K A 2、S=小王、B=大王、X=特画；回车出牌，空格不要，H 提示，Esc 清空。',
-  keys_decision: '按数字键选择，或回车确认高亮项。',
+  keys_decision: '回车选稳妥的一项（蓝框，托管也会这样选）；冒险的选择请点它或按它的数字键。',
   sel_ok: '可以出：{cards}',
   why_not_turn: '还没轮到你出牌。',
   why_empty: '先选择要出的牌。',
