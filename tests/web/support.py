@@ -265,7 +265,7 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
                 if keyboard:
                     page.keyboard.press(" ")
                 else:
-                    page.get_by_test_id("pass").click()
+                    pass_turn(page, st)
                 seen["passes"] += 1
             else:
                 for card in cards:
@@ -285,6 +285,23 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
                 seen["plays"] += 1
         wait_moved(page, st["version"])
     raise AssertionError(f"the game did not end within {GAME_SECONDS} s: {seen}")
+
+
+def only_pass(st: dict[str, Any]) -> bool:
+    return [a["kind"] for a in st["legal"]] == ["pass"]
+
+
+def auto_pass_on(page: Page) -> bool:
+    return bool(page.evaluate("() => localStorage.getItem('bh_autopass') !== 'off'"))
+
+
+def pass_turn(page: Page, st: dict[str, Any]) -> None:
+    """Pass this turn: a tap on 不要, or nothing at all where auto-pass (on by default)
+    passes by itself because passing is all this seat may do (the caller waits for the
+    move either way)."""
+    if only_pass(st) and auto_pass_on(page):
+        return
+    page.get_by_test_id("pass").click()
 
 
 def start_vs_bots(page: Page, keyboard: bool = False) -> None:

@@ -16,10 +16,14 @@ if TYPE_CHECKING:
 from web.support import (
     LAYOUTS,
     SMALL_CONTROLS_JS,
+    biggest_play,
+    click_card,
+    only_pass,
     open_page,
     play_game,
     quickplay,
     shot,
+    state,
     wait_moved,
     wait_turn_or_over,
 )
@@ -226,3 +230,62 @@ def test_enter_answers_a_real_games_decisions_cautiously(browser: Browser, serve
 
 
 CAUTIOUS = {"accept", "guard_hidden", "solo_hidden", "decline", "abdicate", "call"}
+
+
+def test_auto_pass_passes_when_nothing_beats_the_play(browser: Browser, server: str) -> None:
+    """Auto-pass is on by default: at every turn where passing is all this seat may do,
+    a note says so and the turn passes by itself; the test never taps 不要 there."""
+    page, errors = open_page(browser, server, 390, 844, touch=True)
+    try:
+        quickplay(page, "Quick", bots="random", practice=True, seed=12)
+        assert page.get_by_test_id("autopass-toggle").get_attribute("aria-pressed") == "true"
+        auto = {"n": 0}
+
+        def check(pg: Page, moment: str) -> None:
+            st = state(pg)
+            if moment == "turn" and st is not None and only_pass(st):
+                auto["n"] += 1
+                note = pg.get_by_test_id("message").inner_text()
+                assert "没有能大过的牌" in note, note
+
+        play_game(page, check=check)
+        assert auto["n"] >= 1
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_with_auto_pass_off_a_pass_takes_a_tap(browser: Browser, server: str) -> None:
+    page, errors = open_page(browser, server, 390, 844, touch=True, lang="en")
+    try:
+        quickplay(page, "Slow", bots="random", practice=True, seed=12)
+        page.get_by_test_id("autopass-toggle").click()
+        page.reload()                                   # the switch is remembered
+        page.get_by_test_id("hand").wait_for()
+        toggle = page.get_by_test_id("autopass-toggle")
+        assert toggle.get_attribute("aria-pressed") == "false"
+        assert toggle.get_attribute("aria-label") == "Auto-pass: off"
+        while True:
+            st = wait_turn_or_over(page)
+            assert st is not None, "the game ended before a turn where only passing was legal"
+            if st["stage"] != "play":
+                page.get_by_test_id("decision").first.click()
+            elif only_pass(st):
+                assert "Nothing beats it" not in page.get_by_test_id("message").inner_text()
+                # twice auto-pass's beat later (page time) the turn is still ours ...
+                page.evaluate("() => { window.turnSeen = performance.now(); }")
+                page.wait_for_function("() => performance.now() - window.turnSeen > 1600")
+                assert state(page) == st
+                page.get_by_test_id("pass").click()         # ... until 不要 is tapped
+                wait_moved(page, st["version"])
+                break
+            elif biggest_play(st["legal"]) is None:
+                page.get_by_test_id("pass").click()
+            else:
+                for card in biggest_play(st["legal"]) or []:
+                    click_card(page, card)
+                page.get_by_test_id("play").click()
+            wait_moved(page, st["version"])
+        assert errors == []
+    finally:
+        page.context.close()

@@ -21,6 +21,8 @@ const KNOWN_ERRORS = new Set([
   'not_your_turn', 'illegal', 'bad_action', 'stale', 'unknown_bot', 'locked', 'not_allowed',
   'not_private', 'table_moving',
 ]);
+// the beat before auto-pass passes a turn where nothing beats the play (its note shows)
+const AUTO_PASS_MS = 800;
 // how long a table that went missing (a cluster moving it to another node) is asked for
 const MOVING_WAIT_MS = 30000;
 
@@ -87,6 +89,7 @@ export class TableScreen {
     document.removeEventListener('pointercancel', this.onPointerUp);
     window.removeEventListener('resize', this.onResize);
     clearInterval(this.ticker);
+    clearTimeout(this.autoPassTimer);
     this.app.banner(null);
   }
 
@@ -163,6 +166,7 @@ export class TableScreen {
       case 'error':
         if ((msg.code === 'no_table' || msg.code === 'table_moving') && this.moving(msg)) break;
         this.answeredAt = null;           // a refused answer: the dialog comes back
+        this.sentAt = null;               // (and may be given again)
         this.showError(msg);
         if (msg.code === 'stale') this.conn.resync();
         if (msg.code === 'no_table') {
@@ -172,6 +176,34 @@ export class TableScreen {
       default:
         return;
     }
+    this.maybeAutoPass();
+    this.render();
+  }
+
+  // Auto-pass (prefs.js, on unless switched off): a turn whose only legal action is to
+  // pass (the engine's legal_actions say so) shows a note and passes after AUTO_PASS_MS,
+  // unless the player passes first or the turn is gone by then.
+  maybeAutoPass() {
+    const v = this.view;
+    if (!this.myTurnToPlay() || !prefs.autoPassOn() || this.myHosted()) return;
+    const legal = v.legal_actions || [];
+    if (legal.length !== 1 || legal[0].kind !== 'pass') return;
+    this.message = { key: 'auto_pass_note', cls: 'ok' };
+    if (this.autoPassAt === this.version) return;      // (its beat is running)
+    this.autoPassAt = this.version;
+    const version = this.version;
+    clearTimeout(this.autoPassTimer);
+    this.autoPassTimer = setTimeout(() => {
+      if (this.gone || this.version !== version || !this.myTurnToPlay()
+          || !prefs.autoPassOn() || this.myHosted()) return;
+      this.act({ kind: 'pass' });
+    }, AUTO_PASS_MS);
+  }
+
+  toggleAutoPass() {
+    prefs.toggleAutoPass();
+    this.autoPassAt = null;
+    this.maybeAutoPass();
     this.render();
   }
 
@@ -222,6 +254,9 @@ export class TableScreen {
   }
 
   act(action) {
+    // one answer a version: a second tap (or auto-pass after a tap) sends nothing more
+    if (this.sentAt === this.version) return;
+    this.sentAt = this.version;
     this.message = null;
     // a decision's dialog closes once answered: the Guard's answer to 明保/暗保 is held by
     // the server until the decision's pause ends, and nothing else shows it was taken
