@@ -24,6 +24,7 @@ from web.support import (
     quickplay,
     shot,
     state,
+    to_the_play,
     wait_moved,
     wait_turn_or_over,
 )
@@ -289,3 +290,76 @@ def test_with_auto_pass_off_a_pass_takes_a_tap(browser: Browser, server: str) ->
         assert errors == []
     finally:
         page.context.close()
+
+
+def test_enter_and_space_on_a_focused_button_are_that_buttons(browser: Browser,
+                                                               server: str) -> None:
+    """Space on a focused rank button picks the rank (it does not pass the turn), Enter on
+    提示 hints (it does not play), and the focus stays on the button across redraws."""
+    page, errors = open_page(browser, server, 1280, 800)
+    try:
+        quickplay(page, "Keys", bots="hosted", practice=True, seed=9)
+        to_the_play(page)
+        st = state(page)
+        assert st is not None
+        rank = page.get_by_test_id("rank-pick").first
+        which = rank.get_attribute("data-rank")
+        rank.focus()
+        page.keyboard.press(" ")
+        picked = page.evaluate("() => window.baohuang.screen.selection.size")
+        assert picked == int((rank.get_by_test_id("rank-count").inner_text()).lstrip("×"))
+        assert state(page) == st                        # the turn was not passed
+        assert page.evaluate("() => document.activeElement.dataset.rank") == which
+        page.keyboard.press(" ")
+        assert page.evaluate("() => window.baohuang.screen.selection.size") == 0
+        page.get_by_test_id("hint").focus()
+        page.keyboard.press("Enter")
+        assert page.evaluate("() => window.baohuang.screen.selection.size") > 0
+        assert state(page) == st                        # nothing was played
+        assert page.evaluate("() => document.activeElement.dataset.testid") == "hint"
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_the_last_round_lists_seats_in_play_order(browser: Browser, server: str) -> None:
+    page, errors = open_page(browser, server, 390, 844, touch=True)
+    try:
+        quickplay(page, "Order", bots="random", practice=True, seed=12)
+        checked = {"n": 0}
+
+        def check(pg: Page, moment: str) -> None:
+            if moment != "turn" or checked["n"] or not pg.get_by_test_id("peek-last").count():
+                return
+            order = _last_round_order(pg.evaluate("() => window.baohuang.screen.view.events"))
+            if not order or order == sorted(order):
+                return                      # (a round in seat order tells nothing)
+            pg.get_by_test_id("peek-last").click()
+            rows = pg.get_by_test_id("last-round").locator("li")
+            shown = [int(r.get_attribute("data-seat") or -1) for r in rows.all()]
+            assert shown[:len(order)] == order and sorted(shown) == [0, 1, 2, 3, 4], \
+                (shown, order)
+            pg.get_by_test_id("close-peek").click()
+            checked["n"] += 1
+
+        play_game(page, check=check)
+        assert checked["n"] == 1
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def _last_round_order(events: list[dict[str, Any]]) -> list[int]:
+    """The seats of the round before the current one, in the order they acted."""
+    current: list[int] = []
+    before: list[int] = []
+    for ev in events:
+        if ev["type"] in ("deal", "play_starts"):
+            current, before = [], []
+        elif ev["type"] == "lead":
+            if current:
+                before = current
+            current = []
+        elif ev["type"] in ("play", "pass", "ask_lead") and ev.get("seat") is not None:
+            current = [s for s in current if s != ev["seat"]] + [ev["seat"]]
+    return before

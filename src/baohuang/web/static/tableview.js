@@ -56,37 +56,46 @@ function freshPlay(view) {
   return events[i].seat;
 }
 
-// The round before the current one: each seat's last play or pass in it, and who won
-// it ({actions, winner, cards}), or null.
+// The round before the current one: each seat's last play or pass in it, the seats in
+// the order they acted, and who won it ({actions, order, winner, cards}), or null.
 export function previousRound(view) {
   let current = {};
+  let order = [];
   let lastPlay = null;
   let prev = null;
+  const acted = (seat, what) => {
+    current[seat] = what;
+    order = order.filter((s) => s !== seat).concat([seat]);
+  };
   for (const ev of view.events || []) {
     if (ev.type === 'deal' || ev.type === 'play_starts') {
       current = {};
+      order = [];
       lastPlay = null;
       prev = null;
     } else if (ev.type === 'lead') {
       if (Object.keys(current).length) {
-        prev = { actions: current, winner: lastPlay ? lastPlay.seat : null,
+        prev = { actions: current, order, winner: lastPlay ? lastPlay.seat : null,
           cards: lastPlay ? lastPlay.cards : [] };
       }
       current = {};
+      order = [];
       lastPlay = null;
     } else if (ev.type === 'play' && ev.seat !== undefined) {
-      current[ev.seat] = { kind: 'play', cards: ev.cards };
+      acted(ev.seat, { kind: 'play', cards: ev.cards });
       lastPlay = { seat: ev.seat, cards: ev.cards };
     } else if ((ev.type === 'pass' || ev.type === 'ask_lead') && ev.seat !== undefined) {
-      current[ev.seat] = { kind: ev.type };
+      acted(ev.seat, { kind: ev.type });
     }
   }
   return prev;
 }
 
-// 上一轮: every seat's play in the round before, over the table until closed.
+// 上一轮: every seat's play in the round before, in the order they played (the seats
+// that did not act in it last), over the table until closed.
 function lastRoundPeek(ctx, before) {
-  const rows = [0, 1, 2, 3, 4].map((seat) => {
+  const seats = before.order.concat([0, 1, 2, 3, 4].filter((s) => !before.order.includes(s)));
+  const rows = seats.map((seat) => {
     const act = before.actions[seat];
     let what = h('span', { class: 'said' }, '–');
     if (act && act.kind === 'play') what = cardRow(act.cards);
