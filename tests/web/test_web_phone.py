@@ -36,7 +36,13 @@ ON_SCREEN_JS = """() => {
     return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
   const out = {scrollH: document.scrollingElement.scrollHeight,
                scrollW: document.scrollingElement.scrollWidth, W, H, items: []};
-  const add = (what, el) => out.items.push([what, el ? box(el) : null]);
+  // (and not covered nor clipped: what is at its centre is it)
+  const add = (what, el) => {
+    if (!el) { out.items.push([what, null]); return; }
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    out.items.push([what, box(el), !!hit && el.contains(hit)]);
+  };
   const cards = [...document.querySelectorAll('[data-testid=hand] [data-testid=card]')];
   cards.forEach((el, i) => {
     const r = el.getBoundingClientRect();
@@ -70,8 +76,7 @@ def assert_all_on_screen(page: Page, where: str) -> int:
         assert r is not None, (where, what)
         assert (r["left"] >= -0.5 and r["top"] >= -0.5 and r["right"] <= width + 0.5
                 and r["bottom"] <= height + 0.5), (where, what, r)
-        if len(item) > 2:
-            assert item[2], (where, what, "its corner is covered")
+        assert item[2], (where, what, "it is covered or clipped")
     count: int = seen["cards"]
     return count
 

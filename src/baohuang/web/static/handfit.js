@@ -4,8 +4,8 @@
 // card.  The step is computed from the hand's own width, so a phone in portrait or
 // landscape and a desktop all show every card without scrolling.
 
-// (the least of a card that must show: its corner's rank and suit, 12 px on a phone)
-const MIN_SHOWN = 0.29;
+// (the least of a card that must show: its corner's rank and suit, 11 px on a phone)
+const MIN_SHOWN = 0.27;
 
 function px(style, name, fallback) {
   const value = parseFloat(style.getPropertyValue(name));
