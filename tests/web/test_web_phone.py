@@ -160,6 +160,8 @@ DIALOGS: list[tuple[str, list[dict[str, Any]], str]] = [
     ("guard", [{"kind": "solo_open"}, {"kind": "solo_hidden"}], "solo_hidden"),
     ("emperor_solo", [{"kind": "solo_open"}, {"kind": "decline"}], "decline"),
     ("emperor", [{"kind": "accept"}, {"kind": "abdicate"}], "accept"),
+    ("call", [{"kind": "call", "cards": [c]} for c in ("9h", "Qs")] + [{"kind": "solo_open"}],
+     "call"),
 ]
 
 #: the decision buttons a click reaches are noted and go no further (nothing is sent:
