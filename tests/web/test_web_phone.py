@@ -84,7 +84,7 @@ def assert_all_on_screen(page: Page, where: str) -> int:
 def big_enough(page: Page, where: str) -> None:
     """Every control a finger can hit is at least 44 px tall, the play/pass/hint
     buttons 44 px wide too."""
-    small = [s for s in page.evaluate(SMALL_CONTROLS_JS) if not s.startswith("rank-pick")]
+    small = page.evaluate(SMALL_CONTROLS_JS)
     assert small == [], (where, small)
     for testid in ("play", "pass", "hint"):
         box = page.get_by_test_id(testid).bounding_box()
@@ -124,7 +124,7 @@ def test_a_whole_game_fits_the_window_at_every_turn(browser: Browser, server: st
                 shot(pg, f"fit-{size}-{preset}.png")
             if not turns["peeked"] and pg.get_by_test_id("peek-last").count():
                 turns["peeked"] = True
-                _nothing_moves_under_the_last_round(pg)
+                _nothing_moves_under_overlays(pg)
 
         seen = play_game(page, check=check)
         assert seen["plays"] >= 1
@@ -136,7 +136,9 @@ def test_a_whole_game_fits_the_window_at_every_turn(browser: Browser, server: st
         page.context.close()
 
 
-def _nothing_moves_under_the_last_round(page: Page) -> None:
+def _nothing_moves_under_overlays(page: Page) -> None:
+    """上一轮, the log, the quick phrases and a chat bubble open over the table: nothing
+    on it moves."""
     where = """() => [...document.querySelectorAll(
         '.felt, [data-testid=hand], [data-testid=play], .bottom > [data-testid=seat]')]
         .map((el) => { const r = el.getBoundingClientRect(); return [r.left, r.top]; })"""
@@ -148,6 +150,12 @@ def _nothing_moves_under_the_last_round(page: Page) -> None:
     page.get_by_test_id("log").locator("summary").click()
     assert page.evaluate(where) == before
     page.get_by_test_id("log").locator("summary").click()
+    page.get_by_test_id("emote-open").click()
+    page.get_by_test_id("emote-panel").wait_for()
+    assert page.evaluate(where) == before
+    page.locator("[data-testid=emote][data-id=nice]").click()
+    page.locator("[data-testid=seat].me [data-testid=bubble]").wait_for()
+    assert page.evaluate(where) == before
 
 
 #: each risky role-phase dialog: its stage, the choices the client is given, and the
