@@ -1,5 +1,6 @@
 """``make screenshots``: every screen of the web client for review, in Chinese and English,
-at desktop and phone sizes, saved as PNGs in ``test-output/screenshots/``.
+at desktop sizes and phone sizes in portrait and landscape (issue 36), saved as PNGs in
+``test-output/screenshots/``.
 
 A real ``baohuang serve`` on loopback (SQLite in a temporary directory) and Debian's
 Chromium (``/usr/bin/chromium``) through Playwright: the lobby and its table form, the
@@ -32,7 +33,8 @@ OUT = ROOT / "test-output" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--disable-gpu"]
-SIZES = {"desktop": (1280, 900), "phone": (390, 844), "small-phone": (360, 740)}
+SIZES = {"desktop": (1280, 900), "desktop-800": (1280, 800), "phone": (390, 844),
+         "small-phone": (360, 740), "landscape": (844, 390), "small-landscape": (740, 360)}
 
 #: each role-phase dialog: its stage and the choices the client is given
 DIALOGS: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -91,7 +93,7 @@ class Shots:
 
     def __init__(self, browser: Any, url: str, lang: str, size: str, out: Path) -> None:
         width, height = SIZES[size]
-        touch = size != "desktop"
+        touch = not size.startswith("desktop")
         self.context = browser.new_context(viewport={"width": width, "height": height},
                                            base_url=url, has_touch=touch, is_mobile=touch)
         self.context.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
@@ -180,6 +182,18 @@ def run(browser: Any, url: str, lang: str, size: str, out: Path) -> Shots:
     page.get_by_test_id("last-round").wait_for()
     s.shot("07-last-round-peek")
     page.get_by_test_id("close-peek").click()
+
+    # a 五人局 hand of 44 cards at its first turn in play (a table of its own)
+    page.goto("/")
+    page.get_by_test_id("create-form").wait_for()
+    s.quickplay("Shots", bots="hosted", practice=True, seed=9, preset="wurenju")
+    s.until_play_turn()
+    page.get_by_test_id("hint").click()
+    s.shot("07b-table-wurenju-44-cards")
+    page.goto("/")
+    page.get_by_test_id("create-form").wait_for()
+    s.quickplay("Shots", bots="hosted", practice=True, seed=9)
+    s.until_play_turn()
 
     # each role-phase dialog, drawn by the client from a view with the stage's choices
     for name, (stage, legal) in DIALOGS.items():

@@ -260,13 +260,15 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
             else:
                 first.click()
         else:
+            if check:
+                check(page, "turn")
             cards = biggest_play(st["legal"])
             can_pass = any(a["kind"] == "pass" for a in st["legal"])
             if cards is None or (keyboard and can_pass and not seen["passes"]):
                 if keyboard:
                     page.keyboard.press(" ")
                 else:
-                    page.get_by_test_id("pass").click()
+                    pass_turn(page, st)
                 seen["passes"] += 1
             else:
                 for card in cards:
@@ -286,6 +288,23 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
                 seen["plays"] += 1
         wait_moved(page, st["version"])
     raise AssertionError(f"the game did not end within {GAME_SECONDS} s: {seen}")
+
+
+def only_pass(st: dict[str, Any]) -> bool:
+    return [a["kind"] for a in st["legal"]] == ["pass"]
+
+
+def auto_pass_on(page: Page) -> bool:
+    return bool(page.evaluate("() => localStorage.getItem('bh_autopass') !== 'off'"))
+
+
+def pass_turn(page: Page, st: dict[str, Any]) -> None:
+    """Pass this turn: a tap on 不要, or nothing at all where auto-pass (on by default)
+    passes by itself because passing is all this seat may do (the caller waits for the
+    move either way)."""
+    if only_pass(st) and auto_pass_on(page):
+        return
+    page.get_by_test_id("pass").click()
 
 
 def start_vs_bots(page: Page, keyboard: bool = False) -> None:
@@ -337,6 +356,10 @@ def assert_chinese(page: Page, where: str) -> None:
 # -- sizes of the page -----------------------------------------------------------------
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844), "small-phone": (360, 740)}
+#: the sizes a table must fit without scrolling (issue 36): portrait and landscape
+#: phones and a desktop; phones have touch and a coarse pointer
+LAYOUTS = {"360x740": (360, 740), "390x844": (390, 844), "844x390": (844, 390),
+           "740x360": (740, 360), "1280x800": (1280, 800)}
 
 
 def sized(browser: Browser, server: str, size: str, lang: str | None = None

@@ -18,6 +18,7 @@ from web.support import (
     biggest_play,
     click_card,
     open_page,
+    pass_turn,
     quickplay,
     shot,
     sync_api,
@@ -247,7 +248,7 @@ def test_the_guard_sees_and_plays_his_tehua(browser: Browser, server: str) -> No
                 cards = (min(with_th, key=len) if with_th and not played_th
                          else biggest_play(st["legal"]))
                 if cards is None:
-                    page.get_by_test_id("pass").click()
+                    pass_turn(page, st)
                 else:
                     for card in cards:
                         click_card(page, card)

@@ -20,6 +20,7 @@ from web.support import (
     SMALL_CONTROLS_JS,
     click_card,
     open_page,
+    pass_turn,
     quickplay,
     shot,
     sized,
@@ -219,7 +220,7 @@ def test_the_hint_cycles_the_engines_order(browser: Browser, server: str, size: 
             assert view["hints"] == _engine_hints(view)
             plays = [view["legal_actions"][i]["cards"] for i in view["hints"]]
             if not plays:                               # nothing beats the last play
-                page.get_by_test_id("pass").click()
+                pass_turn(page, st)
                 wait_moved(page, st["version"])
                 continue
             shown = min(len(plays), 4)

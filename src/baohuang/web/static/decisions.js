@@ -35,21 +35,42 @@ export function stageTextKey(view) {
   return `stage_text_${stage}`;
 }
 
+// The cautious answer among a decision's choices: the one 托管 takes (docs/rules.md
+// §10: 当皇帝, 暗保, 暗独, 不抢独, 不造反, 不踢, and a call of a card held three
+// times).  It has the focus and Enter takes it; a risky choice takes a tap or its key.
+const CAUTIOUS = ['accept', 'guard_hidden', 'solo_hidden', 'decline', 'abdicate'];
+
+export function cautiousChoice(view) {
+  const legal = view.legal_actions || [];
+  for (const kind of CAUTIOUS) {
+    const action = legal.find((a) => a.kind === kind);
+    if (action) return action;
+  }
+  const calls = legal.filter((a) => a.kind === 'call');
+  const hand = view.hand || [];
+  return calls.find((a) => hand.filter((c) => c === a.cards[0]).length === 3) || calls[0]
+    || legal[0];
+}
+
 // The dialog element.  send(action) is called with the chosen action.
-export function decisionDialog(view, send, keyboard = true) {
+// `timer`: the seconds left to answer, shown in the dialog's title (on a phone the
+// dialog lies over one's own seat and its timer), or null.
+export function decisionDialog(view, send, keyboard = true, timer = null) {
   const stage = view.stage;
   const rules = view.rules || {};
   const legal = view.legal_actions || [];
   const calls = legal.filter((a) => a.kind === 'call');
   const others = legal.filter((a) => a.kind !== 'call');
+  const cautious = cautiousChoice(view);
   let n = 0;
   const buttons = others.map((action) => {
     n += 1;
     const label = t(choiceKey(stage, action));
     return h('button', {
-      class: `decision ${action.kind === 'decline' ? 'secondary' : 'primary'}`,
+      class: `decision ${action === cautious ? 'secondary cautious' : 'primary'}`,
       testid: 'decision',
       'data-choice': action.kind,
+      'data-cautious': action === cautious ? 'true' : null,
       'data-key': n,
       onclick: () => send(action),
     },
@@ -61,9 +82,10 @@ export function decisionDialog(view, send, keyboard = true) {
     n += 1;
     const card = action.cards[0];
     return h('button', {
-      class: 'decision call',
+      class: `decision call ${action === cautious ? 'cautious' : ''}`,
       testid: 'decision',
       'data-choice': 'call',
+      'data-cautious': action === cautious ? 'true' : null,
       'data-card': card,
       'data-key': n,
       title: t('call_card', { card: cardName(card) }),
@@ -72,7 +94,9 @@ export function decisionDialog(view, send, keyboard = true) {
   });
   return h('div', { class: 'dialog decision-dialog', role: 'dialog', 'aria-modal': 'false',
     'aria-labelledby': 'decision-title' },
-  h('h2', { id: 'decision-title' }, t(`stage_title_${stage}`)),
+  h('h2', { id: 'decision-title' }, t(`stage_title_${stage}`),
+    timer !== null ? h('span', { class: `timer ${timer <= 5 ? 'urgent' : ''}`,
+      testid: 'dialog-timer' }, t('seconds', { n: timer })) : null),
   h('p', { class: 'dialog-text' }, t(stageTextKey(view), stageParams(view))),
   callButtons.length ? h('div', { class: 'call-grid' }, callButtons) : null,
   h('div', { class: 'choices' }, buttons),

@@ -1,5 +1,6 @@
 // A player's presentation choices, remembered in this browser: sound and light card
-// motion.  Both follow the system's prefers-reduced-motion until switched by hand.
+// motion (both follow the system's prefers-reduced-motion until switched by hand), and
+// auto-pass (on unless switched off).
 const REDUCE = '(prefers-reduced-motion: reduce)';
 
 function reduced() {
@@ -19,6 +20,16 @@ export function soundOn() {
 
 export function toggleSound() {
   localStorage.setItem('bh_sound', soundOn() ? 'off' : 'on');
+}
+
+// Auto-pass: when a turn's only legal action is to pass, the table passes by itself
+// after a short, visible beat (table.js).
+export function autoPassOn() {
+  return localStorage.getItem('bh_autopass') !== 'off';
+}
+
+export function toggleAutoPass() {
+  localStorage.setItem('bh_autopass', autoPassOn() ? 'off' : 'on');
 }
 
 export function motionOn() {

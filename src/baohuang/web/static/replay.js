@@ -4,6 +4,7 @@ import { t } from './i18n.js';
 import { get } from './api.js';
 import { errorText } from './lobby.js';
 import { renderTable } from './tableview.js';
+import { fitHands } from './handfit.js';
 import { describeEvent } from './events.js';
 
 export class HistoryScreen {
@@ -216,6 +217,7 @@ export class ReplayScreen {
         gameOver: { totals: null }, hideScore: view.stage !== 'over',
         on: {},
       })));
+    fitHands(this.root);
   }
 }
 

@@ -10,6 +10,7 @@ import * as prefs from './prefs.js';
 import { whoAreYou } from './invite.js';
 import { keydown } from './tablekeys.js';
 import { HandPicker } from './tablehand.js';
+import { fitHands } from './handfit.js';
 import {
   chime, eventSound, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
 } from './tableparts.js';
@@ -20,6 +21,8 @@ const KNOWN_ERRORS = new Set([
   'not_your_turn', 'illegal', 'bad_action', 'stale', 'unknown_bot', 'locked', 'not_allowed',
   'not_private', 'table_moving',
 ]);
+// the beat before auto-pass passes a turn where nothing beats the play (its note shows)
+const AUTO_PASS_MS = 800;
 // how long a table that went missing (a cluster moving it to another node) is asked for
 const MOVING_WAIT_MS = 30000;
 
@@ -50,6 +53,7 @@ export class TableScreen {
     this.onPointerMove = (ev) => this.hand.swipeMove(ev);
     this.onPointerUp = () => this.hand.swipeEnd();
     this.bubbles = {};          // seat -> {id, until}: quick phrases shown for a moment
+    this.onResize = () => fitHands(this.root);
   }
 
   async mount(root) {
@@ -58,6 +62,7 @@ export class TableScreen {
     document.addEventListener('pointermove', this.onPointerMove);
     document.addEventListener('pointerup', this.onPointerUp);
     document.addEventListener('pointercancel', this.onPointerUp);
+    window.addEventListener('resize', this.onResize);
     this.ticker = setInterval(() => this.tick(), 500);
     this.render();
     if (this.role === 'player' && !this.app.user) {
@@ -82,7 +87,9 @@ export class TableScreen {
     document.removeEventListener('pointermove', this.onPointerMove);
     document.removeEventListener('pointerup', this.onPointerUp);
     document.removeEventListener('pointercancel', this.onPointerUp);
+    window.removeEventListener('resize', this.onResize);
     clearInterval(this.ticker);
+    clearTimeout(this.autoPassTimer);
     this.app.banner(null);
   }
 
@@ -159,6 +166,7 @@ export class TableScreen {
       case 'error':
         if ((msg.code === 'no_table' || msg.code === 'table_moving') && this.moving(msg)) break;
         this.answeredAt = null;           // a refused answer: the dialog comes back
+        this.sentAt = null;               // (and may be given again)
         this.showError(msg);
         if (msg.code === 'stale') this.conn.resync();
         if (msg.code === 'no_table') {
@@ -168,6 +176,34 @@ export class TableScreen {
       default:
         return;
     }
+    this.maybeAutoPass();
+    this.render();
+  }
+
+  // Auto-pass (prefs.js, on unless switched off): a turn whose only legal action is to
+  // pass (the engine's legal_actions say so) shows a note and passes after AUTO_PASS_MS,
+  // unless the player passes first or the turn is gone by then.
+  maybeAutoPass() {
+    const v = this.view;
+    if (!this.myTurnToPlay() || !prefs.autoPassOn() || this.myHosted()) return;
+    const legal = v.legal_actions || [];
+    if (legal.length !== 1 || legal[0].kind !== 'pass') return;
+    this.message = { key: 'auto_pass_note', cls: 'ok' };
+    if (this.autoPassAt === this.version) return;      // (its beat is running)
+    this.autoPassAt = this.version;
+    const version = this.version;
+    clearTimeout(this.autoPassTimer);
+    this.autoPassTimer = setTimeout(() => {
+      if (this.gone || this.version !== version || !this.myTurnToPlay()
+          || !prefs.autoPassOn() || this.myHosted()) return;
+      this.act({ kind: 'pass' });
+    }, AUTO_PASS_MS);
+  }
+
+  toggleAutoPass() {
+    prefs.toggleAutoPass();
+    this.autoPassAt = null;
+    this.maybeAutoPass();
     this.render();
   }
 
@@ -218,6 +254,9 @@ export class TableScreen {
   }
 
   act(action) {
+    // one answer a version: a second tap (or auto-pass after a tap) sends nothing more
+    if (this.sentAt === this.version) return;
+    this.sentAt = this.version;
     this.message = null;
     // a decision's dialog closes once answered: the Guard's answer to 明保/暗保 is held by
     // the server until the decision's pause ends, and nothing else shows it was taken
@@ -379,23 +418,29 @@ export class TableScreen {
       for (const [seat] of expired) delete this.bubbles[seat];
       this.render();
     }
-    const el = this.root && this.root.querySelector('[data-testid="timer"]');
-    if (!el) return;
+    if (!this.root) return;
     const seat = this.view ? this.view.to_act : null;
     const left = this.timerLeft(seat);
     if (left === null) return;
-    el.textContent = t('seconds', { n: left });
-    el.classList.toggle('urgent', left <= 5);
+    // (the seat's timer, and the decision dialog's, which lies over one's own seat)
+    for (const el of this.root.querySelectorAll(
+      '[data-testid="timer"], [data-testid="dialog-timer"]')) {
+      el.textContent = t('seconds', { n: left });
+      el.classList.toggle('urgent', left <= 5);
+    }
   }
 
   render() {
     if (!this.root) return;
     const focusedKey = document.activeElement && document.activeElement.dataset
       ? document.activeElement.dataset.testid : null;
+    const focused = focusSelector(this.root);
     // (redrawing empties the page for a moment: keep where it was scrolled to, or a
     // tap on a card low on a phone's page would jump it to the top)
     const scrolled = window.scrollY;
     clear(this.root);
+    // (a table in play fills the window: style.css, .screen.playing)
+    this.root.classList.toggle('playing', Boolean(this.view) && !this.askName && !this.fatal);
     this.root.appendChild(tableHeader(this));
     if (this.askName) {
       this.root.appendChild(whoAreYou(this.app, this.tableId, () => {
@@ -466,6 +511,7 @@ export class TableScreen {
       },
     };
     this.root.appendChild(renderTable(ctx));
+    fitHands(this.root);
     if (this.showLast && this.lastGameOver) {
       this.root.appendChild(h('div', { class: 'overlay', onclick: (e) => {
         if (e.target === e.currentTarget) { this.showLast = false; this.render(); }
@@ -477,8 +523,13 @@ export class TableScreen {
       line.focus({ preventScroll: true });
       line.setSelectionRange(line.value.length, line.value.length);
     }
-    const first = this.root.querySelector('[data-testid="decision"]');
-    if (first && focusedKey !== 'decision') first.focus({ preventScroll: true });
+    // the focus stays on the control it was on (the same button, rank or card, drawn
+    // anew); a decision's focus is otherwise on its cautious answer: Enter takes it,
+    // never a risky one
+    const again = focused && focusedKey !== 'chat-input' && this.root.querySelector(focused);
+    const safe = this.root.querySelector('[data-testid="decision"][data-cautious]');
+    if (again) again.focus({ preventScroll: true });
+    else if (safe) safe.focus({ preventScroll: true });
     if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
   }
 
@@ -495,4 +546,18 @@ export class TableScreen {
       played: tbl.games_played, over: tbl.status === 'finished' || tbl.status === 'dissolved',
       status: tbl.status, hosted: tbl.dissolved ? tbl.dissolved.seats : [] } };
   }
+}
+
+// A selector for the focused control inside `root` that finds it again once redrawn:
+// its data-testid and what tells it from its likes (a decision's choice and card, a
+// rank's button, a card's place in the hand), or null.
+function focusSelector(root) {
+  const el = document.activeElement;
+  if (!el || el === document.body || !root.contains(el) || !el.dataset.testid) return null;
+  let sel = `[data-testid="${el.dataset.testid}"]`;
+  for (const key of ['choice', 'card', 'rank', 'index', 'id']) {
+    const value = el.dataset[key];
+    if (value !== undefined) sel += `[data-${key}="${CSS.escape(value)}"]`;
+  }
+  return sel;
 }

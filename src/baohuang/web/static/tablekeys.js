@@ -1,5 +1,6 @@
-// The table's keyboard: number keys answer a decision, rank keys pick cards, Enter
-// plays, Space passes, Esc clears, H hints, T takes 托管 back.
+// The table's keyboard: number keys answer a decision (Enter its cautious answer), rank
+// keys pick cards, Enter plays, Space passes, Esc clears, H hints, T takes 托管 back;
+// Enter and Space on a focused button are that button's.
 import { nextOfRank, parseCard, rankForKey } from './cards.js';
 import { isRoleStage } from './model.js';
 
@@ -9,9 +10,11 @@ export function keydown(screen, ev) {
   if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA'
     || target.tagName === 'SELECT')) return;
   const tag = target && target.tagName;
-  if ((ev.key === 'Enter' || ev.key === ' ') && (tag === 'BUTTON' || tag === 'A'
-      || tag === 'SUMMARY') && !target.closest('.controls, .hand')) {
-    return;   // Enter / Space on a focused link or button elsewhere does what it says
+  if ((ev.key === 'Enter' || ev.key === ' ' || ev.key === 'Spacebar')
+      && (tag === 'BUTTON' || tag === 'A' || tag === 'SUMMARY')) {
+    // Enter / Space on a focused button or link does what it says and nothing else
+    // (Space on a rank's button picks that rank, it does not pass the turn)
+    return;
   }
   const v = screen.view;
   if (!v || v.seat === null || v.seat === undefined) return;
@@ -21,7 +24,14 @@ export function keydown(screen, ev) {
     return;
   }
   if (isRoleStage(v.stage) && v.to_act === v.seat) {
-    if (/^[1-9]$/.test(ev.key)) {
+    if (ev.key === 'Enter' && tag !== 'BUTTON') {
+      // Enter anywhere but on a button takes the cautious answer (the focused one)
+      const safe = screen.root.querySelector('[data-testid="decision"][data-cautious]');
+      if (safe) {
+        ev.preventDefault();
+        safe.click();
+      }
+    } else if (/^[1-9]$/.test(ev.key)) {
       const btn = screen.root.querySelector(`[data-testid="decision"][data-key="${ev.key}"]`);
       if (btn) {
         ev.preventDefault();

@@ -59,6 +59,12 @@ export function tableHeader(screen) {
       'aria-label': t(prefs.motionOn() ? 'btn_motion_on' : 'btn_motion_off'),
       onclick: () => { prefs.toggleMotion(); screen.render(); } },
     prefs.motionOn() ? '✨' : '⏸'),
+    // auto-pass: a turn where nothing beats the play passes by itself (on by default)
+    h('button', { class: `btn small autopass-toggle ${prefs.autoPassOn() ? 'on' : ''}`,
+      testid: 'autopass-toggle', 'aria-pressed': prefs.autoPassOn() ? 'true' : 'false',
+      title: t('autopass_help'),
+      'aria-label': t(prefs.autoPassOn() ? 'btn_autopass_on' : 'btn_autopass_off'),
+      onclick: () => screen.toggleAutoPass() }, t('autopass_short')),
     tbl && tbl.watchers ? h('span', { class: 'watchers' }, t('watchers_n', { n: tbl.watchers }))
       : null);
 }

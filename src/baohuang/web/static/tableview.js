@@ -30,7 +30,7 @@ export function renderTable(ctx) {
     const seat = ((me ?? 0) + rel) % 5;
     return seatPanel(ctx, seat, round);
   });
-  const felt = h('div', { class: 'felt' },
+  const felt = h('div', { class: `felt ${view.stage === 'over' ? 'over' : ''}` },
     seats,
     h('div', { class: 'center' }, centerArea(ctx, round)));
   const watching = me === null || me === undefined;
@@ -39,7 +39,7 @@ export function renderTable(ctx) {
     watching ? null : controls(ctx),
     watching ? null : handArea(ctx));
   return h('div', { class: 'table-view' }, hostedBanner(ctx), infoBar(ctx), counterStrip(ctx),
-    felt, bottom, ctx.peekOpen && before ? lastRoundPeek(ctx, before) : null, eventLog(ctx));
+    felt, bottom, ctx.peekOpen && before ? lastRoundPeek(ctx, before) : null);
 }
 
 // The seat of a play not drawn before (its cards move in, where motion is on:
@@ -56,37 +56,46 @@ function freshPlay(view) {
   return events[i].seat;
 }
 
-// The round before the current one: each seat's last play or pass in it, and who won
-// it ({actions, winner, cards}), or null.
+// The round before the current one: each seat's last play or pass in it, the seats in
+// the order they acted, and who won it ({actions, order, winner, cards}), or null.
 export function previousRound(view) {
   let current = {};
+  let order = [];
   let lastPlay = null;
   let prev = null;
+  const acted = (seat, what) => {
+    current[seat] = what;
+    order = order.filter((s) => s !== seat).concat([seat]);
+  };
   for (const ev of view.events || []) {
     if (ev.type === 'deal' || ev.type === 'play_starts') {
       current = {};
+      order = [];
       lastPlay = null;
       prev = null;
     } else if (ev.type === 'lead') {
       if (Object.keys(current).length) {
-        prev = { actions: current, winner: lastPlay ? lastPlay.seat : null,
+        prev = { actions: current, order, winner: lastPlay ? lastPlay.seat : null,
           cards: lastPlay ? lastPlay.cards : [] };
       }
       current = {};
+      order = [];
       lastPlay = null;
     } else if (ev.type === 'play' && ev.seat !== undefined) {
-      current[ev.seat] = { kind: 'play', cards: ev.cards };
+      acted(ev.seat, { kind: 'play', cards: ev.cards });
       lastPlay = { seat: ev.seat, cards: ev.cards };
     } else if ((ev.type === 'pass' || ev.type === 'ask_lead') && ev.seat !== undefined) {
-      current[ev.seat] = { kind: ev.type };
+      acted(ev.seat, { kind: ev.type });
     }
   }
   return prev;
 }
 
-// 上一轮: every seat's play in the round before, over the table until closed.
+// 上一轮: every seat's play in the round before, in the order they played (the seats
+// that did not act in it last), over the table until closed.
 function lastRoundPeek(ctx, before) {
-  const rows = [0, 1, 2, 3, 4].map((seat) => {
+  const seats = before.order.concat([0, 1, 2, 3, 4].filter((s) => !before.order.includes(s)));
+  const rows = seats.map((seat) => {
     const act = before.actions[seat];
     let what = h('span', { class: 'said' }, '–');
     if (act && act.kind === 'play') what = cardRow(act.cards);
@@ -176,6 +185,8 @@ function infoBar(ctx) {
         g.cards.length ? cardRow(g.cards) : ` ${t('cards_n', { n: g.count })}`))));
   }
   if (ctx.extraInfo) items.push(...ctx.extraInfo);
+  // (the log opens over the table, from the bar: nothing on the table moves)
+  items.push(eventLog(ctx));
   return h('div', { class: 'info-bar' }, items);
 }
 
@@ -294,7 +305,8 @@ function centerArea(ctx) {
   } else if (myDecision && ctx.answered) {
     parts.push(h('div', { class: 'panel answered', testid: 'answered' }, t('status_answered')));
   } else if (myDecision) {
-    parts.push(decisionDialog(view, ctx.on.decide, ctx.keyboard));
+    parts.push(decisionDialog(view, ctx.on.decide, ctx.keyboard,
+      ctx.timerLeft ? ctx.timerLeft(view.seat) : null));
   } else {
     if (view.last_play) {
       parts.push(h('div', { class: 'last-play', testid: 'last-play' },
