@@ -261,7 +261,7 @@ def test_sound_and_motion_follow_reduced_motion_and_switch(browser: Browser, ser
                                       base_url=server, has_touch=touch, is_mobile=touch,
                                       reduced_motion="reduce" if reduce else "no-preference")
         page = context.new_page()
-        page.set_default_timeout(15000)
+        page.set_default_timeout(30000)
         errors: list[str] = []
 
         def record(exc: Any, errors: list[str] = errors) -> None:
