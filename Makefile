@@ -38,7 +38,7 @@ $(CLUSTER_STAMP): $(STAMP)
 $(DEV_STAMP): pyproject.toml
 	test -x $(DEV_BIN)/python || $(PYTHON) -m venv $(DEV)
 	$(DEV_BIN)/python -m pip install --quiet --disable-pip-version-check \
-		-e '.[dev,postgres,cluster,rl,train]'
+		-e '.[dev,postgres,cluster,rl,train,rl-train]'
 	touch $(DEV_STAMP)
 
 install: $(STAMP)

@@ -157,6 +157,25 @@ def test_gymnasium_check_env() -> None:
                                                                  "random", "heuristic")))
 
 
+def test_gymnasium_make_by_the_registered_id(capsys: pytest.CaptureFixture[str]) -> None:
+    import gymnasium
+
+    env = gymnasium.make("baohuang/Baohuang-v0", preset="wurenju", seat=3,
+                         opponents=("random",) * 4)
+    assert env.spec is not None and env.spec.id == "baohuang/Baohuang-v0"
+    game = env.unwrapped
+    assert isinstance(game, BaohuangGymEnv) and game.rules.preset_name() == "wurenju"
+    obs, info = env.reset(seed=1)
+    assert info["seat"] == 3 and env.observation_space.contains(obs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # (with a spec: every render mode tried)
+        check_env(game)
+    assert "stake" in capsys.readouterr().out   # (the "human" mode printed its line)
+    # "module:id" imports the module first, as a fresh process needs
+    again = gymnasium.make("baohuang.env:baohuang/Baohuang-v0", kaopai=True).unwrapped
+    assert isinstance(again, BaohuangGymEnv) and again.rules.kaopai
+
+
 def test_gymnasium_episode() -> None:
     env = BaohuangGymEnv("shandong", seat=None, opponents=("heuristic",) * 4)
     for seed in range(3):

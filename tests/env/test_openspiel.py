@@ -4,6 +4,7 @@ observers built from a player's view only, returns equal to the engine's scores.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 
 import numpy as np
@@ -19,6 +20,71 @@ from baohuang.env.observation import OBS_SIZE, observe
 def test_openspiel_random_simulation(preset: str) -> None:
     game = pyspiel.load_game("python_baohuang", {"preset": preset, "deals": 50})
     pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("options", ["kaopai=on", "kaopai=on,hold_sixes=on"])
+def test_openspiel_random_simulation_with_room_options(options: str) -> None:
+    # (serialize: each state written out with its game's string and read back)
+    game = pyspiel.load_game("python_baohuang",
+                             {"preset": "shandong", "options": options, "deals": 50})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_the_game_string_loads_the_same_game() -> None:
+    game = pyspiel.load_game("python_baohuang",
+                             {"preset": "wurenju", "options": "kaopai=on,hold_sixes=on"})
+    again = pyspiel.load_game(str(game))
+    assert str(again) == str(game)
+    assert again.rules == bh.RuleSet.preset("wurenju").replace(kaopai=True, hold_sixes=True)
+    assert pickle.loads(pickle.dumps(game)).new_initial_state().child(9).game.rules \
+        == again.rules
+    # the string's own form of the options is a parameter too
+    assert pyspiel.load_game("python_baohuang", {"options": "kaopai:on"}).rules.kaopai
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        pyspiel.load_game("python_baohuang", {"options": "kaopai"})
+
+
+def test_an_mcts_step_with_room_options() -> None:
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game("python_baohuang", {"preset": "shandong", "options": "kaopai=on"})
+    state = game.new_initial_state()
+    state.apply_action(21)
+    rng = random.Random(0)
+    while len(state.legal_actions()) < 2:
+        state.apply_action(rng.choice(state.legal_actions()))
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = mcts.MCTSBot(game, 2.0, 6, evaluator, random_state=np.random.RandomState(0))
+    action = bot.step(state)                    # (each simulation clones the state)
+    assert action in state.legal_actions()
+    state.apply_action(action)
+
+
+def test_the_state_before_the_deal_clones_and_has_children() -> None:
+    game = pyspiel.load_game("python_baohuang", {"preset": "wurenju", "deals": 20})
+    state = game.new_initial_state()
+    twin = state.clone()
+    assert twin.is_chance_node() and twin.chance_outcomes() == state.chance_outcomes()
+    assert len(twin.chance_outcomes()) == 20
+    child = state.child(7)
+    assert state.is_chance_node() and not child.is_chance_node()
+    state.apply_action(7)
+    assert str(child) == str(state) and child.legal_actions() == state.legal_actions()
+    assert child.clone().legal_actions() == state.legal_actions()
+
+
+def test_no_information_state_tensor_is_pretended() -> None:
+    game = pyspiel.load_game("python_baohuang")
+    assert not game.get_type().provides_information_state_tensor
+    state = game.new_initial_state()
+    state.apply_action(3)
+    with pytest.raises(pyspiel.SpielError, match="no information-state tensor"):
+        state.information_state_tensor(state.current_player())
+    with pytest.raises(pyspiel.SpielError, match="no information-state tensor"):
+        game.information_state_tensor_shape()
+    # the observation tensor and the information-state string are still there
+    assert len(state.observation_tensor(0)) == OBS_SIZE
+    assert "events" in state.information_state_string(0)
 
 
 def test_a_played_game_scores_as_the_engine() -> None:

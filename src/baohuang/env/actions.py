@@ -274,6 +274,10 @@ class ActionEncoder:
         # change: every encoder shares one, warm from the first game of a process)
         self._known = _KNOWN
 
+    def __reduce__(self) -> tuple[type[ActionEncoder], tuple[()]]:
+        """A copy (``copy``, ``pickle``) shares its process's indexes, as a new one."""
+        return ActionEncoder, ()
+
     def clear(self) -> None:
         """Forget the indexes known (of every encoder: they share them)."""
         self._known.clear()

@@ -35,7 +35,7 @@ from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex
 from .observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 from .pettingzoo_env import describe_game, make_rules
 
-__all__ = ["BaohuangGymEnv"]
+__all__ = ["ENV_ID", "BaohuangGymEnv", "register"]
 
 Observation = npt.NDArray[np.float32]
 
@@ -141,3 +141,18 @@ class BaohuangGymEnv(gym.Env[Observation, np.int64]):
             print(text)
             return None
         return text
+
+
+#: the Gymnasium id (``namespace/Name-vN``): ``gymnasium.make(ENV_ID, **kwargs)`` once
+#: ``baohuang.env`` is imported, or ``gymnasium.make("baohuang.env:" + ENV_ID)``
+ENV_ID = "baohuang/Baohuang-v0"
+
+
+def register() -> None:
+    """Register :class:`BaohuangGymEnv` with Gymnasium as :data:`ENV_ID` (its keyword
+    arguments are ``gymnasium.make``'s; once a process)."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="baohuang.env.gym_env:BaohuangGymEnv")
+
+
+register()

@@ -289,6 +289,22 @@ class ObservationEncoder:
         if len(self._texts) > 50_000:
             self._texts.clear()
 
+    # -- copies ----------------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """For ``copy.deepcopy`` and ``pickle``: what it has read of its game; the
+        copy's caches start afresh.  (A compiled build's encoder can be made only
+        through its constructor.)"""
+        return _restore_encoder, (type(self), self._state())
+
+    def _state(self) -> tuple[Any, ...]:
+        """What :meth:`__reduce__` keeps."""
+        return (self._read, self._played, self._played_rows, self._hist, self._hist_seats,
+                self._hands, self._bases)
+
+    def _set_state(self, state: tuple[Any, ...]) -> None:
+        (self._read, self._played, self._played_rows, self._hist, self._hist_seats,
+         self._hands, self._bases) = state[:7]
+
     # -- public events -------------------------------------------------------------
     def _play_vectors(self, texts: tuple[str, ...]) -> tuple[Vector, bytes]:
         vectors = self._texts.get(texts)
@@ -462,6 +478,14 @@ class ObservationEncoder:
             o += rel[seat]
             buf[o:o + 4] = one
         return np.frombuffer(buf, dtype=np.float32)
+
+
+def _restore_encoder(cls: type[ObservationEncoder], state: tuple[Any, ...]
+                     ) -> ObservationEncoder:
+    """The encoder of :meth:`ObservationEncoder.__reduce__`."""
+    encoder = cls()
+    encoder._set_state(state)
+    return encoder
 
 
 def observe(view: bh.View) -> Vector:

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 
 import baohuang as bh
@@ -46,6 +48,10 @@ _UTILITY = 400.0
 #: (a bound on decisions: a role phase, 216 plays with four passes each, void deals)
 _MAX_LENGTH = 3000
 
+_NO_INFORMATION_STATE_TENSOR = (
+    "python_baohuang provides no information-state tensor (the observation tensor holds "
+    "no history): use observation_tensor, or information_state_string")
+
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_baohuang",
     long_name="Python Baohuang (保皇)",
@@ -63,10 +69,37 @@ _GAME_TYPE = pyspiel.GameType(
     parameter_specification=_DEFAULTS)
 
 
+def _assignments(text: str) -> list[tuple[str, str]]:
+    """The rule options of an ``options`` parameter: ``NAME=VALUE`` or ``NAME:VALUE``,
+    separated by commas, semicolons or spaces."""
+    out = []
+    for part in re.split(r"[,;\s]+", text.strip()):
+        if part:
+            name, sep, value = part.partition("=") if "=" in part else part.partition(":")
+            if not sep or not name or not value:
+                raise ValueError(f"a rule option looks like NAME=VALUE, not {part!r}")
+            out.append((name, value))
+    return out
+
+
+def _options_text(text: str) -> str:
+    """The ``options`` parameter as the game's string writes it: ``NAME:VALUE`` joined
+    by spaces.  (OpenSpiel reads a game string's parameters up to each ``,`` and its
+    value after the last ``=``: written with either, the string would not load back.)"""
+    return " ".join(f"{name}:{value}" for name, value in _assignments(text))
+
+
 def _rules(params: dict[str, Any]) -> bh.RuleSet:
     rules = bh.RuleSet.preset(str(params.get("preset", "shandong")))
-    text = str(params.get("options", ""))
-    return rules.with_assignments([t for t in text.split(",") if t.strip()])
+    return rules.with_options(dict(_assignments(str(params.get("options", "")))))
+
+
+def _settings(params: dict[str, Any]) -> tuple[bh.RuleSet, int]:
+    """The rule set and the number of deals of the game's parameters."""
+    deals = int(params["deals"])
+    if not 1 <= deals <= 1_000_000:
+        raise ValueError(f"deals must be 1..1000000, not {deals}")
+    return _rules(params), deals
 
 
 class BaohuangSpielGame(pyspiel.Game):  # type: ignore[misc]  # (pyspiel ships no types)
@@ -74,15 +107,21 @@ class BaohuangSpielGame(pyspiel.Game):  # type: ignore[misc]  # (pyspiel ships n
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULTS, **(params or {})}
-        self.rules = _rules(params)
-        self.deals = int(params["deals"])
-        if not 1 <= self.deals <= 1_000_000:
-            raise ValueError(f"deals must be 1..1000000, not {self.deals}")
+        params["options"] = _options_text(str(params["options"]))
+        self.rules, self.deals = _settings(params)
         info = pyspiel.GameInfo(num_distinct_actions=N_ACTIONS,
                                 max_chance_outcomes=self.deals, num_players=5,
                                 min_utility=-_UTILITY, max_utility=_UTILITY,
                                 utility_sum=None, max_game_length=_MAX_LENGTH)
         super().__init__(_GAME_TYPE, info, params)
+
+    def __getattr__(self, name: str) -> Any:
+        """``rules`` and ``deals`` of a game that OpenSpiel restored from its string
+        (a copy made without ``__init__``), read from its parameters."""
+        if name in ("rules", "deals"):
+            self.rules, self.deals = _settings({**_DEFAULTS, **self.get_parameters()})
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def new_initial_state(self) -> BaohuangSpielState:
         return BaohuangSpielState(self)
@@ -98,8 +137,14 @@ class BaohuangSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: BaohuangSpielGame) -> None:
         super().__init__(game)
-        self._spiel = game
         self.game: bh.Game | None = None
+
+    @property
+    def _spiel(self) -> BaohuangSpielGame:
+        # (asked of OpenSpiel each time, not kept: a clone copies the state's attributes,
+        # and a copy of the game would be one restored from its string)
+        game: BaohuangSpielGame = self.get_game()
+        return game
 
     def current_player(self) -> int:
         if self.game is None:
@@ -168,8 +213,13 @@ class BaohuangObserver:
         private = iig_obs_type.private_info
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.everything = private == pyspiel.PrivateInfoType.ALL_PLAYERS
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
-        self.dict = {"observation": self.tensor}
+        # (no information-state tensor: the observation vector does not recall the
+        # player's history, so a perfect-recall observer has no tensor)
+        self.tensor: npt.NDArray[np.float32] | None = None
+        self.dict: dict[str, npt.NDArray[np.float32]] = {}
+        if not self.perfect_recall:
+            self.tensor = np.zeros(OBS_SIZE, np.float32)
+            self.dict["observation"] = self.tensor
 
     def _view(self, state: BaohuangSpielState, player: int) -> bh.View | None:
         if state.game is None:
@@ -177,6 +227,8 @@ class BaohuangObserver:
         return state.view(player if self.private or self.everything else None)
 
     def set_from(self, state: BaohuangSpielState, player: int) -> None:
+        if self.tensor is None:
+            raise pyspiel.SpielError(_NO_INFORMATION_STATE_TENSOR)
         view = self._view(state, player)
         self.tensor[:] = 0 if view is None else observe(view)
 

@@ -210,6 +210,14 @@ class ValuesEncoder(ObservationEncoder):
         self._made: list[_Made] = [_Made() for _ in range(5)]
         self._plays = 0
 
+    def _state(self) -> tuple[Any, ...]:
+        # (the bytes of the observations are made afresh, from this)
+        return (*super()._state(), self._hists, self._plays)
+
+    def _set_state(self, state: tuple[Any, ...]) -> None:
+        super()._set_state(state)
+        self._hists, self._plays = state[7:9]
+
     def encode_values(self, public: tuple[Any, ...], own: tuple[Any, ...]) -> bytearray:
         """The observation (as float32 bytes) of the seat whose view has these values
         (``public``, ``own``: as ``Game.view_values`` gives them).  The bytes are the

@@ -184,3 +184,33 @@ class VectorEnv:
 
     def close(self) -> None:
         pass
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """For ``copy.deepcopy`` and ``pickle`` (a trainer shipping environments to
+        its workers): the games, their encoders, deal generators, arrays and spaces; the
+        copy goes on as the original would.  (A compiled build's ``VectorEnv`` can be
+        made only through its constructor, and the arrays' byte views do not pickle.)"""
+        return _restore, (self.n, self.rules, self.games, self._encoders, self._rngs,
+                          self._legal, self._indexes, self.observations, self.masks,
+                          self.to_act, self.observation_space, self.action_space,
+                          self.single_observation_space, self.single_action_space)
+
+
+def _restore(n: int, rules: bh.RuleSet, games: list[bh.Game], encoders: list[ValuesEncoder],
+             rngs: list[np.random.Generator], legal: list[tuple[bh.Action, ...]],
+             indexes: list[list[int]], observations: npt.NDArray[np.float32],
+             masks: npt.NDArray[np.int8], to_act: npt.NDArray[np.int64],
+             observation_space: spaces.Space[Any], action_space: spaces.Space[Any],
+             single_observation_space: spaces.Dict, single_action_space: spaces.Discrete
+             ) -> VectorEnv:
+    """The batch of :meth:`VectorEnv.__reduce__`."""
+    envs = VectorEnv(n, rules)
+    envs.games, envs._encoders, envs._rngs = games, encoders, rngs
+    envs._legal, envs._indexes = legal, indexes
+    envs.observations[:] = observations
+    envs.masks[:] = masks
+    envs.to_act[:] = to_act
+    envs.observation_space, envs.action_space = observation_space, action_space
+    envs.single_observation_space = single_observation_space
+    envs.single_action_space = single_action_space
+    return envs
