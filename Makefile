@@ -70,11 +70,13 @@ typecheck: $(DEV_STAMP)
 	$(DEV_BIN)/mypy
 
 # The developer's loop: lint, types and the tests that need no browser, no cluster and
-# no compiled build, the slow ones left to `make test` (about 3 minutes).
+# no compiled build, the slow ones left to `make test` and property tests trying a
+# quarter of their examples (BAOHUANG_QUICK=1: tests/helpers.py).
 check: $(DEV_STAMP)
 	$(DEV_BIN)/ruff check src tests bench setup.py
 	$(DEV_BIN)/mypy
-	$(DEV_BIN)/pytest -n $(WORKERS) --dist loadgroup -m "not browser and not cluster and not slow"
+	BAOHUANG_QUICK=1 $(DEV_BIN)/pytest -n $(WORKERS) --dist loadgroup \
+		-m "not browser and not cluster and not slow"
 
 # every test (browser, PostgreSQL where BAOHUANG_TEST_PG_URL is set, cluster), on
 # $(WORKERS) workers

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -292,3 +293,14 @@ def quick_first(values: Iterable[Any], ids: Callable[[Any], str] = str) -> list[
     ``slow`` and run in ``make test`` only (``make check`` leaves them out)."""
     return [pytest.param(value, id=ids(value), marks=() if index == 0 else pytest.mark.slow)
             for index, value in enumerate(values)]
+
+
+#: ``make check``'s quick tier (it sets BAOHUANG_QUICK=1): property tests try fewer
+#: examples there; ``make test`` and a plain ``pytest`` try every one
+QUICK = os.environ.get("BAOHUANG_QUICK") == "1"
+
+
+def examples(n: int) -> int:
+    """A property test's number of examples: ``n``, or a quarter of it (at least 3) in
+    the quick tier."""
+    return max(3, n // 4) if QUICK else n

@@ -8,7 +8,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from helpers import deck_now, snapshot
+from helpers import deck_now, examples, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,7 +171,7 @@ def check_scores(game: Game, left: list[int]) -> None:
     assert result.royal_won is (None if scores[e] == 0 else scores[e] > 0)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rule_sets(), seed=st.integers(0, 10**6), choice=st.integers(0, 10**6))
 def test_random_games_keep_every_invariant(rules: RuleSet, seed: int, choice: int) -> None:
     game = Game.new(rules, seed)
@@ -181,7 +181,7 @@ def test_random_games_keep_every_invariant(rules: RuleSet, seed: int, choice: in
     assert snapshot(again) == snapshot(game)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rule_sets(), seed=st.integers(0, 10**6), choice=st.integers(0, 10**6))
 def test_random_games_with_leaving(rules: RuleSet, seed: int, choice: int) -> None:
     game = Game.new(rules, seed)
@@ -209,7 +209,7 @@ def test_replay_from_any_point_continues_identically(preset: str, seed: int, sto
     assert copy.result == game.result and copy.record() == game.record()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rule_sets(), seed=st.integers(0, 10**6), choice=st.integers(0, 10**6))
 def test_fast_legal_plays_equal_the_general_generator(rules: RuleSet, seed: int,
                                                       choice: int) -> None:

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from helpers import A, act, actor, find_game, play_in_order, rules, stage, through_roles
+from helpers import A, act, actor, examples, find_game, play_in_order, rules, stage, through_roles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -197,7 +197,7 @@ def test_every_view_of_a_whole_game_is_plain_json() -> None:
             assert_json(game.view(viewer))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 10_000), preset=st.sampled_from(sorted(bh.PRESETS)))
 def test_views_kept_between_moves_equal_views_made_afresh(seed: int, preset: str) -> None:
     """A game keeps parts of its views from move to move (the public part, hand counts,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ def _games(seed: int, preset: str) -> list[bh.Game]:
     return states
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(seed=st.integers(0, 10_000), preset=st.sampled_from(PRESETS))
 def test_every_view_field_comes_back_from_json_text(seed: int, preset: str) -> None:
     game = bh.Game.new(bh.RuleSet.preset(preset), seed=seed)
@@ -144,7 +145,7 @@ def test_a_kept_field_is_made_again_only_when_it_changed() -> None:
     assert VIEW_CODEC.decode(data, kept).hand == first.hand[1:]
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(seed=st.integers(0, 10_000), preset=st.sampled_from(PRESETS))
 def test_every_event_comes_back_typed_from_its_json_form(seed: int, preset: str) -> None:
     game = _games(seed, preset)[-1]

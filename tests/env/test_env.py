@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import quick_first
+from helpers import examples, quick_first
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
@@ -222,7 +222,8 @@ def check_decision(game: bh.Game, encoder: ActionEncoder) -> None:
     assert np.array_equal(encoder.mask(view), mask)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(which=st.integers(0, len(RULE_SETS) - 1), seed=st.integers(0, 2**31 - 1))
 def test_every_legal_action_has_one_index(which: int, seed: int) -> None:
     rules = RULE_SETS[which]

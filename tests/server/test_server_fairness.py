@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import quick_first
+from helpers import QUICK, quick_first
 from server_support import LOOSE_CONFIG, Clocks
 from table_sockets import Side, Sock, until
 
@@ -333,6 +333,7 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
                           burst=1000, **LOOSE_CONFIG)
     deals = [d for d in (_deal(preset, s) for s in PRESETS[preset]) if d is not None][:5]
     assert len(deals) == 5
+    deals = deals[:2] if QUICK else deals        # (make check: the first two)
     totals = {"steps": 0, "hostile": 0, "decided": 0, "messages": 0}
     clocks = Clocks()
     with ServerThread(config, clocks=clocks) as server:
