@@ -11,7 +11,8 @@ expects (the markers are registered in ``pyproject.toml``):
 - ``slow``: marked by the test itself; ``make check`` leaves these to ``make test``.
 
 Slow tests are handed out first, so that under ``pytest -n`` the longest ones do not
-start last and hold the whole run up.
+start last and hold the whole run up; the browser tests go to a few groups
+(``BROWSER_GROUPS``), so that no more Chromiums than that run at once.
 """
 
 from __future__ import annotations
@@ -52,10 +53,21 @@ def _tiers(item: pytest.Item) -> set[str]:
     return marks
 
 
+#: at most this many Chromiums at once under ``pytest -n --dist loadgroup``: the browser
+#: tests are dealt round-robin into as many groups, each run by one worker in turn, so
+#: that the other workers go on with tests that wait on sockets (six Chromiums and a
+#: compiler on two cores made pages miss their waits)
+BROWSER_GROUPS = 3
+
+
 @pytest.hookimpl(tryfirst=True)   # (before ``-m`` selects by these marks)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    browsers = 0
     for item in items:
         for name in sorted(_tiers(item)):
             item.add_marker(name)
+        if item.get_closest_marker("browser") and not item.get_closest_marker("cluster"):
+            item.add_marker(pytest.mark.xdist_group(f"browser{browsers % BROWSER_GROUPS}"))
+            browsers += 1
     # the slow ones first (a stable sort: the order within each part is kept)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

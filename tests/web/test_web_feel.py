@@ -357,8 +357,9 @@ def test_free_chat_at_a_private_table_is_text_limited_and_mutable(browser: Brows
         quickplay(page, "Talk", bots="hosted", practice=True, seed=5, timeout=60,
                    private=True)
         assert page.get_by_test_id("private-badge").inner_text() == "私人桌"
-        table_id = page.evaluate("() => window.baohuang.screen.table.id")
-        watcher.goto(f"/#/w/{table_id}")
+        # (a private table is watched by its invitation code: its id admits its members only)
+        code = page.evaluate("() => window.baohuang.screen.table.code")
+        watcher.goto(f"/#/w/{code}")
         watcher.wait_for_function("() => window.baohuang.screen && window.baohuang.screen.view")
         page.get_by_test_id("emote-open").click()
         line = page.get_by_test_id("chat-input")
