@@ -139,6 +139,13 @@ def test_a_quiet_cluster_writes_no_table_to_the_directory_again(
             return made
 
         tables = asyncio.run(make())
+
+        async def listed() -> None:          # every entry written, on both nodes' lobbies
+            for node in nodes:
+                for table_id in tables:
+                    await _until_listed(node.url, table_id, lambda _: True)
+
+        asyncio.run(listed())
         written, renewed = _calls(client, "hset"), _calls(client, "set")
         end = time.monotonic() + 60
         while _calls(client, "set") < renewed + 20:      # ten rounds of each node
