@@ -53,11 +53,11 @@ def _tiers(item: pytest.Item) -> set[str]:
     return marks
 
 
-#: at most this many Chromiums at once under ``pytest -n --dist loadgroup``: the browser
+#: at most this many browser tests at once under ``pytest -n --dist loadgroup``: the browser
 #: tests are dealt round-robin into as many groups, each run by one worker in turn, so
 #: that the other workers go on with tests that wait on sockets (six Chromiums and a
 #: compiler on two cores made pages miss their waits)
-BROWSER_GROUPS = 3
+BROWSER_GROUPS = 2
 
 
 @pytest.hookimpl(tryfirst=True)   # (before ``-m`` selects by these marks)

@@ -240,12 +240,15 @@ def to_the_play(page: Page) -> None:
 def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str, Any]:
     """Play this seat's game to the end through the UI; returns what happened."""
     seen: dict[str, Any] = {"decisions": [], "plays": 0, "passes": 0}
+    game = page.evaluate("() => window.baohuang?.screen?.game ?? 0")
     deadline = time.monotonic() + GAME_SECONDS
     while time.monotonic() < deadline:
         st = wait_turn_or_over(page)
         if st is None:
-            # the score sheet's totals come with game_over, just after the last event
-            page.wait_for_function("() => !!window.baohuang?.screen?.gameOver")
+            # the score sheet's totals come with game_over, just after the last event (in
+            # a match the next game may already have begun by the time this looks)
+            page.wait_for_function("() => !!window.baohuang?.screen?.gameOver"
+                                   f" || (window.baohuang?.screen?.game ?? 0) > {game}")
             return seen
         if st["stage"] != "play":
             buttons = page.get_by_test_id("decision")
