@@ -210,9 +210,13 @@ def biggest_play(legal: list[dict[str, Any]]) -> list[str] | None:
 
 
 def click_card(page: Page, card: str) -> None:
-    """Click the visible corner of an unselected copy of ``card`` in the hand."""
-    page.locator(f'[data-testid=hand] [data-testid=card][data-card="{card}"]:not(.selected)') \
-        .first.click(position={"x": 5, "y": 14})
+    """Click the visible corner of an unselected copy of ``card`` in the hand, and wait
+    until the hand shows it selected (else a second copy's click, on a loaded machine,
+    could find the first still unselected and click it off again)."""
+    copies = f'[data-testid=hand] [data-testid=card][data-card="{card}"]'
+    selected = page.locator(f"{copies}.selected").count()
+    page.locator(f"{copies}:not(.selected)").first.click(position={"x": 5, "y": 14})
+    sync_api.expect(page.locator(f"{copies}.selected")).to_have_count(selected + 1)
 
 
 def key_for(card: str) -> str:
