@@ -138,8 +138,10 @@ def browser() -> Iterator[Browser]:
 
 def open_page(browser: Browser, server: str, width: int = 1280, height: int = 900,
           lang: str | None = None, touch: bool = False) -> tuple[Page, list[str]]:
+    # (a Chinese browser: the page speaks the browser's language until one is chosen)
     context = browser.new_context(viewport={"width": width, "height": height},
-                                  base_url=server, has_touch=touch, is_mobile=touch)
+                                  base_url=server, has_touch=touch, is_mobile=touch,
+                                  locale="zh-CN")
     if lang:
         context.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
     page = context.new_page()

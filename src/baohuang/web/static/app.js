@@ -118,3 +118,9 @@ window.baohuang = app;
 app.start().catch((err) => {
   if (!(err instanceof ApiError)) console.error(err);
 });
+
+// The service worker (sw.js) keeps the client's files, so that the page opens offline and
+// installs as an app; a new build of the client brings a new worker.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js').catch(() => { /* not served: no offline copy */ });
+}

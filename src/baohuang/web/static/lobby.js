@@ -11,6 +11,12 @@ export function waitText(seconds) {
   return t('wait_hours', { n: Math.ceil(seconds / 3600) });
 }
 
+// The client's version (the package's and its build's), as the server wrote it into the page.
+export function appVersion() {
+  const meta = document.querySelector('meta[name="baohuang-version"]');
+  return (meta && meta.content) || 'dev';
+}
+
 export function errorText(err) {
   if (err instanceof ApiError && err.code === 'rate_limited' && err.retryAfter) {
     return t('err_rate_limited_wait', { wait: waitText(err.retryAfter) });
@@ -259,7 +265,9 @@ export class LobbyScreen {
         this.tablesList()),
       h('section', { class: 'panel create' },
         h('h2', {}, t('create_title')),
-        this.rules ? this.createForm() : h('p', {}, t('loading')))));
+        this.rules ? this.createForm() : h('p', {}, t('loading'))),
+      h('p', { class: 'app-version', testid: 'app-version' },
+        t('app_version', { version: appVersion() }))));
     retype(this.root, text);
     refocus(this.root, focused);
   }
