@@ -329,10 +329,12 @@ def start_vs_bots(page: Page, keyboard: bool = False) -> None:
 
 
 def visible_text(page: Page) -> str:
-    """What a reader sees, without user-given names and the language switch's own label."""
+    """What a reader sees, without user-given names, the language switch's own label and
+    text of no language (``translate="no"``: the client's version)."""
     text: str = page.evaluate("""() => {
       const body = document.body.cloneNode(true);
-      for (const el of body.querySelectorAll('.free, [data-testid=lang-toggle], script')) {
+      for (const el of body.querySelectorAll(
+        '.free, [data-testid=lang-toggle], [translate=no], script')) {
         el.remove();
       }
       const host = document.createElement('div');

@@ -156,6 +156,40 @@ def test_axe_finds_nothing_on_the_lobby_and_a_table_in_play(browser: Browser,
         ctx.close()
 
 
+#: every badge the table draws (tableview.js, model.js' roleBadges), and the 托管 switch on
+BADGES = ("emperor", "guard", "solo", "rebel", "candidate", "hoe", "hosted", "place", "left",
+          "offline", "botlevel", "watcher", "level")
+
+
+def test_every_badge_and_the_hosted_switch_are_readable(context: BrowserContext) -> None:
+    """Badges a test's game may not show (侍卫, 离线, 逃跑 …), drawn with the page's
+    stylesheet, meet WCAG AA's contrast (4.5:1)."""
+    page = context.new_page()
+    page.goto("/")
+    page.get_by_test_id("create-form").wait_for()
+    page.evaluate("""(kinds) => {
+      const probe = document.createElement('div');
+      probe.id = 'probe';
+      probe.className = 'badges';
+      for (const kind of kinds) {
+        const badge = document.createElement('span');
+        badge.className = `badge ${kind}`;
+        badge.textContent = `侍卫 Guard ${kind}`;
+        probe.appendChild(badge);
+      }
+      const on = document.createElement('button');
+      on.className = 'btn hosted-toggle on';
+      on.textContent = '托管中 Hosted';
+      probe.appendChild(on);
+      document.querySelector('main').appendChild(probe);
+    }""", list(BADGES))
+    page.evaluate(AXE)
+    found = page.evaluate("""() => axe.run('#probe', {runOnly: ['color-contrast']})
+      .then((r) => r.violations.flatMap((v) => v.nodes.map((n) => n.html)))""")
+    assert found == []
+    assert page.locator("#probe .badge").count() == len(BADGES)
+
+
 HEARD_JS = """() => {
   // every line the live region is given, in order (older ones leave the region)
   window.heard = [];

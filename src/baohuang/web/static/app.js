@@ -5,6 +5,7 @@ import { clear, free, h } from './dom.js';
 import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
+import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
 class App {
@@ -94,6 +95,7 @@ class App {
     const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
     if (this.screen) this.screen.unmount();
     clear(this.main);
+    clearAnnouncements();
     const [kind, arg] = parts;
     let screen;
     if ((kind === 't' || kind === 'w') && arg) {

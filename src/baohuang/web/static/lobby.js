@@ -1,6 +1,6 @@
 // The lobby: play against bots, account, join by code, open tables, create a table.
 import { clear, focusedId, free, h, refocus, retype, typed } from './dom.js';
-import { getLang, t } from './i18n.js';
+import { getLang, t, tNodes } from './i18n.js';
 import { ApiError, get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
 
@@ -267,7 +267,7 @@ export class LobbyScreen {
         h('h2', {}, t('create_title')),
         this.rules ? this.createForm() : h('p', {}, t('loading'))),
       h('p', { class: 'app-version', testid: 'app-version' },
-        t('app_version', { version: appVersion() }))));
+        tNodes('app_version', { version: h('span', { translate: 'no' }, appVersion()) }))));
     retype(this.root, text);
     refocus(this.root, focused);
   }
