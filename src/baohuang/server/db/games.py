@@ -79,9 +79,6 @@ class GameStore(Database):
                                                           games.c.idx == idx))
         return int(rows[0][0]) if rows else None
 
-    async def update_game(self, game_id: int, **values: Any) -> None:
-        await self._write(update(games).where(games.c.id == game_id).values(**values))
-
     async def finish_game(self, game_id: int, *, result: dict[str, Any], scored: bool,
                           hosted: Any, players: Sequence[dict[str, Any]],
                           user_updates: Sequence[dict[str, Any]], table_id: str,

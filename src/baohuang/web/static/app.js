@@ -5,6 +5,7 @@ import { clear, free, h } from './dom.js';
 import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
+import { LeaderboardScreen, ProfileScreen } from './progress.js';
 import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
@@ -103,6 +104,8 @@ class App {
       this.loadRules().catch(() => {});
     } else if (kind === 'history') screen = new HistoryScreen(this);
     else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
+    else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
+    else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();

@@ -3,6 +3,7 @@ import { clear, focusedId, free, h, refocus, retype, typed } from './dom.js';
 import { getLang, t, tNodes } from './i18n.js';
 import { ApiError, get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
+import { levelProgress } from './progress.js';
 
 // A wait of some seconds in words: 40 s, 2 min, 1 h.
 export function waitText(seconds) {
@@ -273,15 +274,18 @@ export class LobbyScreen {
   }
 
   userBox(user) {
-    const title = user.title ? (user.title[getLang()] || '') : '';
     return h('div', { class: 'user-box' },
       h('p', {}, t('hello_user'), ' ', free(user.name, 'strong'),
-        user.guest ? h('span', { class: 'badge' }, t('guest')) : null,
-        title ? h('span', { class: 'badge level' }, title) : null),
+        user.guest ? h('span', { class: 'badge' }, t('guest')) : null),
+      levelProgress(user),
       h('p', {}, t('user_stats', { points: user.points ?? 0, games: user.games ?? 0,
         wins: user.wins ?? 0 })),
       h('div', { class: 'row' },
         h('a', { class: 'btn', href: '#/history', testid: 'history-link' }, t('nav_history')),
+        h('a', { class: 'btn', href: '#/leaderboard', testid: 'leaderboard-link' },
+          t('nav_leaderboard')),
+        user.guest ? null : h('a', { class: 'btn', href: `#/u/${user.id}`, testid: 'profile-link' },
+          t('nav_profile')),
         h('button', { class: 'btn', testid: 'logout', onclick: () => this.logout() }, t('btn_logout'))),
       user.guest ? null : this.passwordBox());
   }
