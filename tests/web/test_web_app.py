@@ -19,7 +19,13 @@ from server_support import LOOSE_CONFIG
 from baohuang.server.config import ServerConfig
 from baohuang.server.harness import ServerThread
 from baohuang.web import STATIC_DIR
-from web.support import click_card, quickplay, to_the_play, wait_turn_or_over
+from web.support import (
+    click_card,
+    play_game,
+    quickplay,
+    to_the_play,
+    wait_turn_or_over,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -152,6 +158,26 @@ def test_axe_finds_nothing_on_the_lobby_and_a_table_in_play(browser: Browser,
         found += violations(page, "table under 托管")
         assert found == []
         assert errors == []
+    finally:
+        ctx.close()
+
+
+def test_axe_finds_nothing_on_the_score_sheet_history_and_leaderboard(browser: Browser,
+                                                                     server: str) -> None:
+    ctx = new_context(browser, server, "390x844", lang="en")
+    try:
+        page = ctx.new_page()
+        quickplay(page, "Axe", practice=True, seed=11)
+        play_game(page)
+        page.get_by_test_id("score-sheet").wait_for()
+        found = violations(page, "score sheet")
+        page.goto("/#/history")
+        page.get_by_test_id("history-row").first.wait_for()
+        found += violations(page, "history")
+        page.goto("/#/leaderboard")
+        page.locator("[data-testid=leader-row], [data-testid=leaderboard-empty]").first.wait_for()
+        found += violations(page, "leaderboard")
+        assert found == []
     finally:
         ctx.close()
 

@@ -39,7 +39,7 @@ export class HistoryScreen {
         : this.games.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
           h('thead', {}, h('tr', {}, h('th', {}, t('col_time')), h('th', {}, t('col_role')),
             h('th', {}, t('col_result')), h('th', {}, t('col_place')), h('th', {}, t('col_score')),
-            h('th', {}, ''))),
+            h('th', {}, h('span', { class: 'sr-only' }, t('btn_replay'))))),
           rows))
           : h('p', { class: 'muted' }, t('history_empty')),
       h('a', { class: 'btn', href: '#/' }, t('btn_lobby'))));
