@@ -87,9 +87,9 @@ export class ReplayScreen {
     document.addEventListener('keydown', this.onKey);
     this.render();
     try {
+      // (it opens at the deal, as the game began: its end is one key away, End)
       this.data = await get(`/api/games/${encodeURIComponent(this.gameId)}/replay`);
-      const steps = this.steps();
-      this.step = steps.length - 1;
+      this.step = 0;
     } catch (err) {
       this.error = errorText(err);
     }
