@@ -53,6 +53,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.storage import UserRecord
 from ..table.inputs import Disconnect, Route
@@ -349,7 +350,12 @@ class Relay:
             if holder is None and entry is None and stored is None:
                 # Redis knows nothing of it (restarted without its data, say): a table
                 # the database has unfinished is taken over soon
-                stored = await self.host.storage.unfinished_table(key)
+                try:
+                    stored = await self.host.storage.unfinished_table(key)
+                except SQLAlchemyError:          # (the database out of reach: unknown)
+                    log.warning("cluster: node %s cannot look table %r up: the database "
+                                "is out of reach", self.node, key[:40])
+                    return "moving"
                 if stored is None:
                     return None
             if time.monotonic() >= deadline:
