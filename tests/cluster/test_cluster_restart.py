@@ -86,7 +86,10 @@ async def _listen(raw: Raw, closed: list[tuple[int, str]]) -> None:
 
 # -- a node restarted under its own name (incarnations) -------------------------------
 
-RESTART_TTL, AWAY_GRACE = 10.0, 1.0
+#: (leases long enough that the dead process's alive key outlives the restart of its
+#: node however slowly a busy machine starts it: the new process must not get, nor
+#: be sent away by, what was meant for the old one)
+RESTART_TTL, AWAY_GRACE = 30.0, 1.0
 
 
 def _documented_letting_go() -> tuple[float, float]:
@@ -115,7 +118,7 @@ def test_a_node_restarted_under_its_name_hosts_or_gives_back_every_seat(
                        "--away-grace", str(AWAY_GRACE), "--log-level", "info") as nodes:
         one, two = nodes
 
-        async def scenario() -> float:
+        async def scenario() -> tuple[float, float]:
             players = await guests(one.url, 5, "r")
             created = await Client(two.url, token=players[0].token).create_table(
                 timeout=600, games=1)
@@ -137,6 +140,7 @@ def test_a_node_restarted_under_its_name_hosts_or_gives_back_every_seat(
             one.kill()
             killed = time.monotonic()
             one.start()                                 # the same port, the same name
+            started = time.monotonic() - killed
             for raw in first:
                 with contextlib.suppress(Exception):
                     await raw.close()
@@ -173,11 +177,12 @@ def test_a_node_restarted_under_its_name_hosts_or_gives_back_every_seat(
                 task.cancel()
             for raw in back:
                 await raw.close()
-            return took
+            return started, took
 
-        took = asyncio.run(scenario())
-    print(f"every seat back or on 托管 {took:.1f} s after the kill "
-          f"(documented: {documented:.1f} s and a process's start)")
+        started, took = asyncio.run(scenario())
+    print(f"node one answering again {started:.1f} s after the kill; every seat back or "
+          f"on 托管 {took - started:.1f} s after that (documented: {documented:.1f} s from "
+          "the kill, and a process's start)")
 
 
 # -- a table on the move is `table_moving`, never `no_table` --------------------------
