@@ -3,14 +3,15 @@ any node reaches any table.
 
 Each node subscribes to its own channel, ``{prefix}node:{node}``, named after its
 incarnation (its name and a random part drawn at the process's start,
-:func:`~.member.incarnation`): a node restarted under its own name hears nothing meant
-for the process that died, and what is published to that one is heard by nobody.  When a client of
-node A joins a table whose actor runs on node B (B holds its lease), A gives the
-connection a :class:`RemoteRoute`: every message of the client goes, as it came,
-to B's channel, and B hands it to the table through a :class:`RemoteClient` — the
-table's :class:`~baohuang.server.table.subscriber.Subscriber` for that client, whose
-messages go back to A's channel and out of the client's socket.  Watchers are
-clients like the players.
+:func:`~.member.incarnation`): a node restarted under its own name hears nothing
+meant for the process that died, and what is published to that one is heard by
+nobody.  When a client of node A joins a table whose actor runs on node B (B holds
+its lease), A gives the connection a :class:`RemoteRoute`: every message of the
+client goes, as it came, to B's channel, and B hands it to the table through a
+:class:`RemoteClient` — the table's
+:class:`~baohuang.server.table.subscriber.Subscriber` for that client, whose messages
+go back to A's channel and out of the client's socket.  Watchers are clients like
+the players.
 
 Pub/sub delivers at most once, in order.  Every message between a route and its
 remote client is numbered (each way; the two ends and their numbering are
