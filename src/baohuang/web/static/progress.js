@@ -3,7 +3,7 @@
 import { clear, free, h } from './dom.js';
 import { getLang, t } from './i18n.js';
 import { get } from './api.js';
-import { errorText } from './lobby.js';
+import { DataScreen } from './screen.js';
 
 // The level's title, and a bar from the level's floor to the next level's threshold
 // with the points still needed ("距举人还差 18 分").
@@ -32,31 +32,16 @@ function winRate(user) {
 }
 
 // 排行榜: registered players by points, the signed-in player's row marked.
-export class LeaderboardScreen {
-  constructor(app) {
-    this.app = app;
-    this.users = null;
-    this.error = null;
+export class LeaderboardScreen extends DataScreen {
+  async load() {
+    return (await get('/api/leaderboard')).users || [];
   }
-
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      this.users = (await get('/api/leaderboard')).users || [];
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
-  }
-
-  unmount() {}
 
   render() {
     clear(this.root);
     const me = this.app.user && this.app.user.id;
     const lang = getLang();
-    const rows = (this.users || []).map((u, i) => h('tr',
+    const rows = (this.data || []).map((u, i) => h('tr',
       { class: u.id === me ? 'me' : '', testid: 'leader-row', 'data-user': u.id },
       h('td', { class: 'num' }, String(i + 1)),
       h('td', {}, h('a', { href: `#/u/${u.id}`, testid: 'leader-name' }, free(u.name))),
@@ -69,8 +54,8 @@ export class LeaderboardScreen {
       h('h1', {}, t('leaderboard_title')),
       h('p', { class: 'muted' }, t('leaderboard_lead')),
       this.error ? h('p', { class: 'message bad', role: 'alert' }, this.error) : null,
-      this.users === null ? h('p', {}, t('loading'))
-        : this.users.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
+      this.data === null ? h('p', {}, t('loading'))
+        : this.data.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
           h('thead', {}, h('tr', {}, h('th', {}, t('col_rank')), h('th', {}, t('col_player')),
             h('th', {}, t('col_title')), h('th', {}, t('col_points')), h('th', {}, t('col_games')),
             h('th', {}, t('col_win_rate')), h('th', { title: t('rating_help') }, t('col_rating')))),
@@ -81,30 +66,19 @@ export class LeaderboardScreen {
 }
 
 // A player's page: title and progress, points, games, wins, rating.
-export class ProfileScreen {
+export class ProfileScreen extends DataScreen {
   constructor(app, userId) {
-    this.app = app;
+    super(app);
     this.userId = userId;
-    this.user = null;
-    this.error = null;
   }
 
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      this.user = await get(`/api/users/${encodeURIComponent(this.userId)}`);
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
+  load() {
+    return get(`/api/users/${encodeURIComponent(this.userId)}`);
   }
-
-  unmount() {}
 
   render() {
     clear(this.root);
-    const u = this.user;
+    const u = this.data;
     const mine = u && this.app.user && this.app.user.id === u.id;
     this.root.appendChild(h('section', { class: 'panel profile', testid: 'profile' },
       h('h1', {}, u ? free(u.name) : t('profile_title')),

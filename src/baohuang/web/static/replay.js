@@ -3,40 +3,26 @@ import { clear, free, h } from './dom.js';
 import { t } from './i18n.js';
 import { get } from './api.js';
 import { errorText } from './lobby.js';
+import { DataScreen } from './screen.js';
 import { renderTable } from './tableview.js';
 import { fitHands } from './handfit.js';
 import { describeEvent } from './events.js';
 import { botLevel } from './model.js';
 import { outcomeOf, roleKey } from './scoresheet.js';
 
-export class HistoryScreen {
-  constructor(app) {
-    this.app = app;
-    this.games = null;
-    this.error = null;
+export class HistoryScreen extends DataScreen {
+  async load() {
+    return (await get('/api/history?limit=50')).games || [];
   }
-
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      this.games = (await get('/api/history?limit=50')).games || [];
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
-  }
-
-  unmount() {}
 
   render() {
     clear(this.root);
-    const rows = (this.games || []).map((g) => historyRow(g));
+    const rows = (this.data || []).map((g) => historyRow(g));
     this.root.appendChild(h('section', { class: 'panel history' },
       h('h1', {}, t('history_title')),
       this.error ? h('p', { class: 'message bad' }, this.error) : null,
-      this.games === null ? h('p', {}, t('loading'))
-        : this.games.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
+      this.data === null ? h('p', {}, t('loading'))
+        : this.data.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
           h('thead', {}, h('tr', {}, h('th', {}, t('col_time')), h('th', {}, t('col_role')),
             h('th', {}, t('col_result')), h('th', {}, t('col_place')), h('th', {}, t('col_score')),
             h('th', {}, h('span', { class: 'sr-only' }, t('btn_replay'))))),
@@ -87,9 +73,9 @@ export class ReplayScreen {
     document.addEventListener('keydown', this.onKey);
     this.render();
     try {
+      // (it opens at the deal, as the game began: its end is one key away, End)
       this.data = await get(`/api/games/${encodeURIComponent(this.gameId)}/replay`);
-      const steps = this.steps();
-      this.step = steps.length - 1;
+      this.step = 0;
     } catch (err) {
       this.error = errorText(err);
     }

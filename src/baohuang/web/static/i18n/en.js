@@ -268,7 +268,7 @@ export default {
   play_help: 'Play the selected cards (Enter)',
   hosted_help: 'Let the computer play for you',
   taps_play: 'Tap cards, or a rank above its cards, then Play',
-  keys_play: 'Click cards, or type ranks: 3–9, 0 = 10, J Q K A 2, S = small joker, B = big joker, X = TH; Enter plays, Space passes, H hints, Esc clears.',
+  keys_play: 'Click cards, or type ranks: 3–9, 0 = 10, J Q K A 2, S = small joker, B = big joker, X = tehua (TH, the Guard\'s joker above the big joker); Enter plays, Space passes, H hints, Esc clears.',
   keys_decision: 'Enter takes the cautious choice (blue frame, as auto-play would); a risky one takes a click or its number key.',
   sel_ok: 'Playable: {cards}',
   why_not_turn: 'It is not your turn to play.',
