@@ -22,7 +22,7 @@ export function outcomeOf(result, seat) {
   return royal === result.royal_won ? 'won' : 'lost';
 }
 
-function outcomeKey(result) {
+export function outcomeKey(result) {
   if (result.left !== null && result.left !== undefined) return 'outcome_left';
   if (result.royal_won === true) return result.solo ? 'outcome_solo_won' : 'outcome_royal_won';
   if (result.royal_won === false) return result.solo ? 'outcome_solo_lost' : 'outcome_rebels_won';

@@ -12,6 +12,7 @@ import { keydown } from './tablekeys.js';
 import { HandPicker } from './tablehand.js';
 import { fitHands } from './handfit.js';
 import { announceEvents } from './announce.js';
+import { clearMoments, placeMoments, showMoments } from './moments.js';
 import {
   chime, eventSound, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
 } from './tableparts.js';
@@ -91,6 +92,7 @@ export class TableScreen {
     window.removeEventListener('resize', this.onResize);
     clearInterval(this.ticker);
     clearTimeout(this.autoPassTimer);
+    clearMoments();
     this.app.banner(null);
   }
 
@@ -145,6 +147,7 @@ export class TableScreen {
         this.setView({ ...this.view, ...readView(msg.view), events: this.events });
         eventSound(this, msg.events, wasMine);
         announceEvents(this, msg.events, wasMine);
+        showMoments(this.root, msg.events, this.table, this.view.seat);
         break;
       }
       case 'emote':
@@ -518,6 +521,7 @@ export class TableScreen {
     };
     this.root.appendChild(renderTable(ctx));
     fitHands(this.root);
+    placeMoments(this.root);
     if (this.showLast && this.lastGameOver) {
       this.root.appendChild(h('div', { class: 'overlay', onclick: (e) => {
         if (e.target === e.currentTarget) { this.showLast = false; this.render(); }

@@ -7,6 +7,7 @@ import { previousRound } from './tableview.js';
 import { opponentBots, seatInfo, seatLabel } from './model.js';
 import { scoreSheet } from './scoresheet.js';
 import * as prefs from './prefs.js';
+import { momentsOf } from './moments.js';
 
 export function extraInfo(screen) {
   const items = [];
@@ -162,8 +163,8 @@ export function renderLastScore(screen) {
   });
 }
 
-// Short sounds for an update's events: a play, going out or the game's end (the most
-// notable of them), and our turn coming (not while 托管 plays for us); switched off
+// Short sounds for an update's events: a play, a big moment (moments.js), going out or
+// the game's end (the most notable of them), and our turn coming (not while 托管 plays for us); switched off
 // with the 🔊 button (remembered in this browser).
 export function eventSound(screen, events, wasMine) {
   const v = screen.view;
@@ -171,6 +172,7 @@ export function eventSound(screen, events, wasMine) {
   const kinds = new Set(events.map((ev) => ev.type));
   if (kinds.has('over')) chime([523, 659, 784]);
   else if (kinds.has('out')) chime([784, 988]);
+  else if (momentsOf(events, screen.table, v.seat).length) chime([587, 784, 1175]);
   else if (kinds.has('play')) chime([330]);
   if (!wasMine && v.to_act === v.seat && v.stage !== 'over'
       && (v.legal_actions || []).length && !screen.myHosted()) {

@@ -239,6 +239,17 @@ export default {
   place_4: '4th',
   place_5: '5th',
   place_none: 'not out',
+  // big moments (moments.js): a headline over the trick for a moment
+  moment_guard_open: 'The Guard shows himself!',
+  moment_guard: 'The Guard is revealed!',
+  moment_solo_open: 'Open solo!',
+  moment_solo_hidden: 'Hidden solo!',
+  moment_rebellion: 'Rebellion!',
+  moment_tehua: 'The TH!',
+  moment_won: 'You win',
+  moment_lost: 'You lose',
+  moment_draw: 'Draw',
+  moment_left: 'You left',
 
   joker_big_face: 'JOKER',
   joker_small_face: 'JOKER',

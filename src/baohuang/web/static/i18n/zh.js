@@ -239,6 +239,17 @@ export default {
   place_4: '二拉',
   place_5: '大拉',
   place_none: '未出完',
+  // big moments (moments.js): a headline over the trick for a moment
+  moment_guard_open: '明保！',
+  moment_guard: '侍卫现身！',
+  moment_solo_open: '明独！',
+  moment_solo_hidden: '暗独！',
+  moment_rebellion: '造反！',
+  moment_tehua: '特画！',
+  moment_won: '你赢了',
+  moment_lost: '你输了',
+  moment_draw: '平局',
+  moment_left: '你已逃跑',
 
   joker_big_face: '大王',
   joker_small_face: '小王',

@@ -1,0 +1,103 @@
+// Big moments (大场面): the Guard shown (明保, or his card played), a solo (明独, and a
+// hidden solo, 暗独, when it comes out), a standing rebellion (造反), the 特画 played, a
+// player going out (头科, 二科 …) and the game's result, each said large over the trick
+// for a moment (MOMENT_MS), with motion where motion is on (style.css, html[data-motion])
+// and a sound where sound is on (tableparts.js, eventSound).
+//
+// A moment is made from this seat's own events only, those the server sent it: the
+// Guard's 暗保 carries no seat for the others, so no one learns who he is from here
+// before the public event (明保, the reveal, 造反成功) that tells everyone.  The lines
+// are the table log's (events.js); the screen reader hears them from announce.js, so the
+// overlay itself is hidden from it (aria-hidden) and said once only.
+//
+// The overlay lies outside the table screen, which is drawn anew at every update (an
+// element drawn anew would start its motion again), fixed over the trick area: it takes
+// no room, catches no pointer, and nothing on the table moves when it comes or goes.
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { describeEvent } from './events.js';
+import { outcomeKey, outcomeOf } from './scoresheet.js';
+
+const MOMENT_MS = 1600;     // how long a moment stays (its motion fades it before)
+const TEHUA = 'TH';         // the 特画's card text
+
+// This update's moments, in order: [{kind, title, line}] (title: a short headline, line:
+// the event's log line, as events.js says it).
+export function momentsOf(events, table, seat) {
+  const out = [];
+  const add = (kind, title, ev) => out.push({ kind, title, line: describeEvent(ev, table) });
+  for (const ev of events) {
+    switch (ev.type) {
+      case 'guard':
+        // (明保 only: 暗保 is the same to everyone, and shows no one)
+        if (ev.open) add('guard', t('moment_guard_open'), ev);
+        break;
+      case 'reveal':
+        add(ev.solo ? 'solo' : 'guard', t(ev.solo ? 'moment_solo_hidden' : 'moment_guard'), ev);
+        break;
+      case 'solo':
+        add('solo', t('moment_solo_open'), ev);
+        break;
+      case 'rebellion_stands':
+        add('rebellion', t('moment_rebellion'), ev);
+        break;
+      case 'play':
+        if ((ev.cards || []).includes(TEHUA)) {
+          add('tehua', t('moment_tehua'), ev);
+        }
+        break;
+      case 'out':
+        if (ev.place) add('out', t(`place_${ev.place}`), ev);
+        break;
+      case 'over':
+        out.push({ kind: 'over', title: t(outcomeKey(ev)), line: overLine(ev, seat) });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+// The result's second line: this seat's own outcome, or "本局结束" for a watcher.
+function overLine(result, seat) {
+  if (seat === null || seat === undefined) return [t('ev_over')];
+  return [t(`moment_${outcomeOf(result, seat)}`)];
+}
+
+let shown = null;       // {el, timer}
+
+// Show an update's moments over the trick area of `root` (the table screen's).
+export function showMoments(root, events, table, seat) {
+  const moments = momentsOf(events, table, seat);
+  if (!moments.length) return;
+  clearMoments();
+  const el = h('div', { class: 'moment', testid: 'moment', 'aria-hidden': 'true',
+    'data-kind': moments[moments.length - 1].kind },
+  moments.map((m) => h('div', { class: `moment-item ${m.kind}`, testid: 'moment-item',
+    'data-kind': m.kind },
+  h('strong', { class: 'moment-title' }, m.title),
+  h('span', { class: 'moment-line' }, m.line))));
+  document.body.appendChild(el);
+  place(root, el);
+  shown = { el, timer: setTimeout(clearMoments, MOMENT_MS) };
+}
+
+// Keep the moment over the trick area once the table has been drawn anew.
+export function placeMoments(root) {
+  if (shown) place(root, shown.el);
+}
+
+export function clearMoments() {
+  if (!shown) return;
+  clearTimeout(shown.timer);
+  shown.el.remove();
+  shown = null;
+}
+
+function place(root, el) {
+  const center = root && root.querySelector('.felt .center');
+  const box = (center || root || document.body).getBoundingClientRect();
+  el.style.left = `${box.left + box.width / 2}px`;
+  el.style.top = `${box.top + box.height / 2}px`;
+}
