@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 #: the Guard: by 明保 (seed 0), and by the hidden Guard's card played (seed 3)
 GUARD_OPEN_SEED = 0
 GUARD_PLAYED_SEED = 3
+#: and the Emperor playing alone: 明独 (seed 8), 暗独 shown by his play (seed 18)
+SOLO_OPEN_SEED = 8
+SOLO_HIDDEN_SEED = 18
 PLACES = {1: "头科", 2: "二科", 3: "三科", 4: "二拉", 5: "大拉"}
 
 RECORD_JS = """() => {
@@ -123,3 +126,21 @@ def test_a_rebel_sees_the_guard_announced_only_once_he_is_public(browser: Browse
         assert shown[0]["title"] == title
         name = page.locator(f'[data-testid=seat][data-seat="{guard_seat}"] .seat-name').first
         assert name.inner_text() in shown[0]["line"]
+
+
+@pytest.mark.parametrize("seed", [SOLO_OPEN_SEED, SOLO_HIDDEN_SEED])
+def test_a_solo_is_announced_once_it_is_public(browser: Browser, server: str, seed: int) -> None:
+    with sized_page(browser, server, "desktop", lang="en") as page:
+        seen, events = hosted_game(page, seed)
+        over = next(ev for ev in events if ev["type"] == "over")
+        assert over["solo"] in ("open", "hidden") and over["emperor"] != 0
+        # 明独 is said when declared; 暗独 only when his play shows it, never before
+        public = next(i for i, ev in enumerate(events) if ev["type"] == "solo"
+                      or (ev["type"] == "reveal" and ev.get("solo")))
+        shown = items(seen, "solo")
+        assert len(shown) == 1 and shown[0]["events"] > public, (public, shown)
+        assert shown[0]["title"] == {"open": "Open solo!", "hidden": "Hidden solo!"}[over["solo"]]
+        assert not items(seen, "guard")            # (he is his own Guard: none to show)
+        result = items(seen, "over")
+        assert result[0]["title"] == ("The solo Emperor wins" if over["royal_won"]
+                                      else "The solo Emperor loses")

@@ -74,7 +74,7 @@ export function showMoments(root, events, table, seat) {
   clearMoments();
   const el = h('div', { class: 'moment', testid: 'moment', 'aria-hidden': 'true',
     'data-kind': moments[moments.length - 1].kind },
-  moments.map((m) => h('div', { class: `moment-item ${m.kind}`, testid: 'moment-item',
+  moments.map((m) => h('div', { class: `moment-item moment-${m.kind}`, testid: 'moment-item',
     'data-kind': m.kind },
   h('strong', { class: 'moment-title' }, m.title),
   h('span', { class: 'moment-line' }, m.line))));
