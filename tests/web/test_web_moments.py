@@ -3,9 +3,9 @@ going out and the game's result are said large over the trick for a moment, with
 unless reduced motion is asked for; a seat learns nothing from them that its own events
 have not told it.
 
-The games are practice deals against the heuristic bots, our seat on 托管 (the same
-moves every time: the bots and 托管 are seeded by the deal's seed).  Every moment shown is
-recorded as it comes (a MutationObserver), with what the seat's events were by then."""
+The games are practice deals against bots (the heuristic ones unless said), our seat on
+托管 (the same moves every time: the bots and 托管 are seeded by the deal's seed).  Every
+moment shown is recorded as it comes (a MutationObserver), with the seat's events by then."""
 
 from __future__ import annotations
 
@@ -13,13 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from playwright.sync_api import Page
-
 from web.support import GAME_SECONDS, quickplay, shot, sized_page
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 #: practice seeds whose games (heuristic bots, our seat 0 on 托管, a rebel in each) show
 #: the Guard: by 明保 (seed 0), and by the hidden Guard's card played (seed 3)
@@ -28,6 +25,11 @@ GUARD_PLAYED_SEED = 3
 #: and the Emperor playing alone: 明独 (seed 8), 暗独 shown by his play (seed 18)
 SOLO_OPEN_SEED = 8
 SOLO_HIDDEN_SEED = 18
+#: a rebellion that stands (two random bots rebel; we are the Emperor), and the 特画
+#: played by its hidden Guard (called Guard, 特画 on; we are a rebel)
+REBELLION: dict[str, Any] = {"seed": 4, "bots": ["random", "heuristic", "random", "heuristic"]}
+TEHUA: dict[str, Any] = {"seed": 0, "preset": "lianzhong_classic",
+                         "options": {"called_card_high": True}}
 PLACES = {1: "头科", 2: "二科", 3: "三科", 4: "二拉", 5: "大拉"}
 
 RECORD_JS = """() => {
@@ -55,9 +57,12 @@ RECORD_JS = """() => {
 }"""
 
 
-def hosted_game(page: Page, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Play a practice game on 托管 to its end; the moments shown and the seat's events."""
-    quickplay(page, "Moments", bots="heuristic", practice=True, seed=seed, timeout=60)
+def hosted_game(page: Page, seed: int, **body: Any
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Play a practice game on 托管 to its end (against the heuristic bots unless ``body``
+    says other bots, or other rules); the moments shown and the seat's events."""
+    body = {"bots": "heuristic", **body}
+    quickplay(page, "Moments", practice=True, seed=seed, timeout=60, **body)
     page.evaluate(RECORD_JS)
     page.evaluate("() => window.baohuang.screen.send({type: 'hosted', on: true})")
     page.get_by_test_id("score-sheet").wait_for(timeout=GAME_SECONDS * 1000)
@@ -144,3 +149,29 @@ def test_a_solo_is_announced_once_it_is_public(browser: Browser, server: str, se
         result = items(seen, "over")
         assert result[0]["title"] == ("The solo Emperor wins" if over["royal_won"]
                                       else "The solo Emperor loses")
+
+
+def test_a_standing_rebellion_is_announced(browser: Browser, server: str) -> None:
+    with sized_page(browser, server, "desktop") as page:
+        seen, events = hosted_game(page, **REBELLION)
+        stands = next(i for i, ev in enumerate(events) if ev["type"] == "rebellion_stands")
+        shown = items(seen, "rebellion")
+        assert len(shown) == 1 and shown[0]["events"] > stands, (stands, shown)
+        assert shown[0]["title"] == "造反！"
+        assert shown[0]["line"].startswith("造反成功！侍卫是 ")
+
+
+def test_the_tehua_played_is_announced_with_the_guard_it_shows(browser: Browser,
+                                                                server: str) -> None:
+    with sized_page(browser, server, "desktop", lang="en") as page:
+        seen, events = hosted_game(page, **TEHUA)
+        played = next(i for i, ev in enumerate(events)
+                      if ev["type"] == "play" and "TH" in ev["cards"])
+        guard = next(ev for ev in events if ev["type"] == "over")["guard"]
+        assert guard not in (None, 0) and events[played]["seat"] == guard
+        shown = items(seen, "tehua")
+        assert len(shown) == 1 and shown[0]["events"] > played, (played, shown)
+        assert shown[0]["title"] == "The TH!"
+        # the TH shows its Guard: said at the same time, never before
+        guards = items(seen, "guard")
+        assert guards and all(i["events"] >= shown[0]["events"] for i in guards), guards
