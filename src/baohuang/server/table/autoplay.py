@@ -146,14 +146,16 @@ async def timer_fired(table: TurnTable, token: Token) -> None:
             table.broadcast_table()
         await auto_move(table, seat_index, "timeout")
     else:                              # the away grace ran out: 托管 takes over
-        table.broadcast_table()
+        table.tell_away()
         schedule(table)
 
 
 async def auto_move(table: TurnTable, seat: int, source: str) -> None:
-    """托管's answer for ``seat`` (``source``: ``hosted`` or ``timeout``)."""
+    """托管's answer for ``seat`` (``source``: ``hosted`` or ``timeout``).  A seat whose
+    away grace ran out is shown on 托管 to everyone first."""
     game = table.game
     assert game is not None
+    table.tell_away()
     await table.decide(seat, hosted_action(game.view(seat), game.legal_actions()), source)
 
 

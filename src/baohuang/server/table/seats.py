@@ -49,6 +49,9 @@ class Seat:
     #: kept for a player of the last match who has not said yes to this one (by joining
     #: as a player): the seat is not taken, and the table does not start, until he does
     invited: bool = False
+    #: the ``away_since`` of the absence everyone has been shown as 托管 (when its grace
+    #: ran out); another absence is shown again
+    away_told: float | None = None
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:
