@@ -238,7 +238,7 @@ class _Session:
         self.missing_since: float | None = None
         #: what view_from_dict made of our view's unchanged fields
         self.kept: Kept = {}
-        #: the game after which this seat last said 准备 (ready) on a table message
+        #: the game after which this seat said 准备 (ready) on this connection
         self.ready_sent: int | None = None
 
     async def run(self, ws: Any) -> bool:
@@ -247,6 +247,7 @@ class _Session:
                                   "as": "watcher" if self.watch else "player",
                                   "version": self.version}))
         self.acted_at = None
+        self.ready_sent = None     # (a new connection: the table says again who is ready)
         result = self.result
         on_message = self.on_message
         async for raw in ws:

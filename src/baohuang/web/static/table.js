@@ -104,6 +104,7 @@ export class TableScreen {
     switch (msg.type) {
       case 'hello':
         if (msg.user) this.app.setUser(msg.user);
+        this.readySentFor = null;      // (a new connection: the table says who is ready)
         // the server's clock less ours: deadlines are the server's unix times
         if (typeof msg.now === 'number') this.skew = msg.now - Date.now() / 1000;
         return;
