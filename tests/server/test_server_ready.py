@@ -185,8 +185,10 @@ def test_fill_with_bots_takes_only_the_seats_still_empty_when_the_host_starts(
         served: tuple[ServerThread, Clocks]) -> None:
     """空位由电脑补齐: the host invites a friend and lets bots take the rest. Nothing is
     filled at creation; a friend who is not the host cannot fill; when the host starts,
-    the two friends keep their seats and bots take the three others."""
-    server, _ = served
+    the two friends keep their seats and bots take the three others. At their next
+    match (rematch) the friend's seat is kept for him: the host's start fills nothing
+    and waits for him."""
+    server, clocks = served
 
     async def main() -> None:
         host, friend = Client(server.url), Client(server.url)
@@ -209,7 +211,18 @@ def test_fill_with_bots_takes_only_the_seats_still_empty_when_the_host_starts(
         names = [(s["user_id"] is not None, s["bot"]) for s in state["seats"]]
         assert names == [(True, None), (True, None)] + [(False, "random")] * 3
         assert [m["game"] for m in b.seen if m["type"] == "snapshot"] == [0]
-        for raw in raws:
+        async with pumping(clocks.tables[table["id"]]):
+            await asyncio.gather(raw_play(a), raw_play(b))
+        new = await host.request("POST", f"/api/tables/{table['id']}/rematch", {})
+        again = await Raw.connect(server.url, host.token)
+        await again.send({"type": "join", "table": new["id"]})
+        await again.recv_type("table")
+        await again.send({"type": "start"})
+        assert (await again.recv_type("error"))["code"] == "not_ready"
+        kept = (await host.request("GET", f"/api/tables/{new['id']}"))["seats"]
+        assert kept[1]["invited"] is True and kept[1]["user_id"] == state["seats"][1]["user_id"]
+        assert [s["bot"] for s in kept[2:]] == ["random"] * 3
+        for raw in (*raws, again):
             await raw.close()
 
     asyncio.run(main())
