@@ -8,14 +8,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import LOOSE_CONFIG, Clocks, Raw, raw_play
+from server_support import LOOSE_CONFIG, Clocks, Raw, raw_play, running_server
 
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
-from baohuang.server.harness import ServerThread
+from baohuang.server.harness import ServerProcess, ServerThread
 from baohuang.server.table.clock import ManualClock
 
 GRACE = 10.0
@@ -77,6 +78,13 @@ async def table_where(raw: Raw, test: Any) -> dict[str, Any]:
         state: dict[str, Any] = (await raw.recv_type("table", 30))["table"]
         if test(state):
             return state
+
+
+async def play_on(raw: Raw) -> int | None:
+    """Play ``raw``'s seat to the game's end from the table's state now (a waiting
+    helper may have read past the snapshot it would have started from)."""
+    await raw.send({"type": "resync", "version": None})
+    return await raw_play(raw, start=await raw.recv_type("snapshot"))
 
 
 async def dealt_game(url: str, table_id: str) -> int:
@@ -167,7 +175,7 @@ def test_a_seat_away_past_its_grace_is_shown_on_hosted_before_hosted_plays_it(
         await table_where(a, lambda t: not t["seats"][1]["connected"])
         dropped_at = len(a.seen)
         async with pumping(clock):
-            play = asyncio.get_running_loop().create_task(raw_play(a))
+            play = asyncio.get_running_loop().create_task(play_on(a))
             await advance(clock, GRACE)
             await play
         after = a.seen[dropped_at:]
@@ -212,7 +220,7 @@ def test_fill_with_bots_takes_only_the_seats_still_empty_when_the_host_starts(
         assert names == [(True, None), (True, None)] + [(False, "random")] * 3
         assert [m["game"] for m in b.seen if m["type"] == "snapshot"] == [0]
         async with pumping(clocks.tables[table["id"]]):
-            await asyncio.gather(raw_play(a), raw_play(b))
+            await asyncio.gather(play_on(a), play_on(b))
         new = await host.request("POST", f"/api/tables/{table['id']}/rematch", {})
         again = await Raw.connect(server.url, host.token)
         await again.send({"type": "join", "table": new["id"]})
@@ -300,3 +308,44 @@ def test_ready_is_refused_when_nothing_waits_for_it(
             await raw.close()
 
     asyncio.run(main())
+
+
+def test_after_a_restart_in_the_wait_everyone_is_asked_again(tmp_path: Path) -> None:
+    """The server is killed (SIGKILL) while a match waits for 准备 between its games and
+    started again: the table waits on — nothing is dealt in anyone's name — and asks
+    everyone again (who was ready is not stored); both friends say 准备 and the next
+    game is dealt."""
+    async def main(server: ServerProcess) -> None:
+        people = [Client(server.url), Client(server.url)]
+        for index, person in enumerate(people):
+            await person.guest(f"restarted {index}")
+        table = await people[0].create_table(timeout=600, bots=BOTS, games=2)
+        raws = []
+        for person in people:
+            raw = await Raw.connect(server.url, person.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            raws.append(raw)
+        await asyncio.gather(*(raw_play(raw) for raw in raws))
+        await raws[0].send({"type": "ready"})
+        await table_where(raws[1], lambda t: 0 in (t["ready"] or {}).get("seats", []))
+        server.kill()
+        await asyncio.to_thread(server.start)
+        back = []
+        for person in people:
+            raw = await Raw.connect(server.url, person.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            back.append(raw)
+        state = await table_where(back[1], lambda t: True)
+        assert state["status"] == "playing" and state["game"] == 0
+        assert state["ready"] == {"seats": [2, 3, 4], "deadline": None}
+        for raw in back:
+            await raw.send({"type": "ready"})
+        for raw in back:                # (the snapshot of the game over came first)
+            while (await raw.recv_type("snapshot"))["game"] != 1:
+                pass
+        for raw in (*raws, *back):
+            with contextlib.suppress(Exception):
+                await raw.close()
+
+    with running_server("sqlite", tmp_path) as server:
+        asyncio.run(main(server))
