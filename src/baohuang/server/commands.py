@@ -23,7 +23,8 @@ def serve_command(
         "bot's or 托管's) is shown exactly then, so its timing tells nothing (0: off)"),
     away_grace: float = typer.Option(
         10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
-    next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
+    next_game_delay: float = typer.Option(
+        4.0, help="pause between the games of a match of bots only (people say 准备)"),
     table_idle: float = typer.Option(
         3600.0, help="seconds a table may go without a connected player and a move before "
         "it is dissolved (its finished games are kept)"),

@@ -55,7 +55,8 @@ class ServerConfig:
     #: timeout — is shown when it ends, so that when it comes tells nothing of who gave
     #: it or how (docs/rules.md §10; 0: off, the decision timed as any other)
     guard_pause: float = 6.0
-    #: pause between the games of a match
+    #: pause between the games of a match at a table of bots only (where people sit,
+    #: the next game waits for their 准备, or the table's countdown)
     next_game_delay: float = 4.0
     #: how long a disconnected player's seat waits before 托管 plays it
     away_grace: float = 10.0
