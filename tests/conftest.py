@@ -17,10 +17,16 @@ start last and hold the whole run up; the browser tests go to a few groups
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from cluster_services import _module_redis, haproxy, redis_server  # noqa: F401 (fixtures)
+from cluster_services import (  # noqa: F401 (fixtures)
+    NO_REDIS_PY,
+    _module_redis,
+    haproxy,
+    redis_server,
+)
 
 TESTS = Path(__file__).resolve().parent
 
@@ -71,3 +77,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             browsers += 1
     # the slow ones first (a stable sort: the order within each part is kept)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+class _NeedsRedis(pytest.Directory):
+    """``tests/cluster`` where redis-py (the ``cluster`` extra) is not installed: its
+    modules cannot be imported, so the folder is reported skipped, with the reason."""
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        pytest.skip(NO_REDIS_PY)
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if path == TESTS / "cluster" and find_spec("redis") is None:
+        return _NeedsRedis.from_parent(parent, path=path)
+    return None

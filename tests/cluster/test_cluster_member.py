@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from redis.exceptions import RedisError
 
-from baohuang.server.cluster.member import Member
+from baohuang.server.cluster.member import Member, name_of
 from baohuang.server.cluster.services import RedisServer
 from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import open_storage
@@ -49,7 +49,7 @@ def test_a_draining_node_hands_its_tables_over_at_once(redis_server: RedisServer
             await one.close()                              # SIGTERM: tables stop, leases go
             assert await two_member.tick() == 3            # no lease had to lapse
             assert set(two.tables) == {t.id for t in tables}
-            assert {lease.node for lease in two_member.held.values()} == {"two"}
+            assert {name_of(lease.node) for lease in two_member.held.values()} == {"two"}
         finally:
             await one.storage.close()
             await _close(two)
@@ -95,7 +95,8 @@ def test_a_round_while_a_table_is_being_made_keeps_its_lease(redis_server: Redis
             token = await member.hold_new("table-new001")
             await member.tick()
             held = await member.leases.holder("table-new001")
-            assert held is not None and (held.node, held.token) == ("one", token)
+            assert held is not None and (held.node, held.token) == (member.node, token)
+            assert name_of(held.node) == "one"
         finally:
             await _close(one)
 

@@ -17,6 +17,7 @@ from server_support import DATABASES, database
 
 from baohuang.client import Client
 from baohuang.server.cluster.lease import Leases
+from baohuang.server.cluster.member import name_of
 from baohuang.server.cluster.services import RedisServer
 from baohuang.server.db.storage import open_storage
 from baohuang.server.harness import ServerProcess
@@ -88,7 +89,7 @@ def test_a_killed_nodes_table_is_taken_over_and_finishes_the_same(
                 leases = Leases.from_url(redis_server.url)
                 try:
                     lease = await leases.holder(table_id)
-                    return None if lease is None else lease.node
+                    return None if lease is None else name_of(lease.node)
                 finally:
                     await leases.close()
 

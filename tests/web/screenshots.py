@@ -235,6 +235,9 @@ def run(browser: Any, url: str, lang: str, size: str, out: Path) -> Shots:
     for _ in range(12):
         page.get_by_test_id("replay-next").click()
     s.shot("16-replay-step-12")
+    page.goto("/#/leaderboard")
+    page.get_by_test_id("leaderboard").wait_for()
+    s.shot("16b-leaderboard")
 
     # a private table: free chat beside the quick phrases, a bubble over the seat
     page.goto("/")

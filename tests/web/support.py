@@ -41,6 +41,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-gpu"]
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 GAME_SECONDS = 90
+#: how long a test server may take to answer its first request
+SERVE_SECONDS = 120
 
 
 # -- fixtures ---------------------------------------------------------------------------------
@@ -97,19 +99,22 @@ def serve(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str) -> I
          "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
     url = f"http://127.0.0.1:{port}"
+    # (a bound, not a timing: a loaded machine — browsers, compiles — can take its time)
+    deadline = time.monotonic() + SERVE_SECONDS
     try:
-        for _ in range(300):
+        while True:
             try:
-                with urllib.request.urlopen(f"{url}/api/rules", timeout=1) as res:
+                with urllib.request.urlopen(f"{url}/api/rules", timeout=5) as res:
                     if res.status == 200:
                         break
             except OSError:
                 if proc.poll() is not None:
                     raise AssertionError("baohuang serve exited: "
                                          + (tmp / "server.log").read_text()) from None
+                if time.monotonic() > deadline:
+                    raise AssertionError(
+                        f"baohuang serve did not answer within {SERVE_SECONDS} s") from None
                 time.sleep(0.1)
-        else:
-            raise AssertionError("baohuang serve did not answer within 30 s")
         yield url
     finally:
         proc.terminate()
@@ -138,8 +143,10 @@ def browser() -> Iterator[Browser]:
 
 def open_page(browser: Browser, server: str, width: int = 1280, height: int = 900,
           lang: str | None = None, touch: bool = False) -> tuple[Page, list[str]]:
+    # (a Chinese browser: the page speaks the browser's language until one is chosen)
     context = browser.new_context(viewport={"width": width, "height": height},
-                                  base_url=server, has_touch=touch, is_mobile=touch)
+                                  base_url=server, has_touch=touch, is_mobile=touch,
+                                  locale="zh-CN")
     if lang:
         context.add_init_script(f"localStorage.setItem('bh_lang', '{lang}')")
     page = context.new_page()
@@ -327,10 +334,12 @@ def start_vs_bots(page: Page, keyboard: bool = False) -> None:
 
 
 def visible_text(page: Page) -> str:
-    """What a reader sees, without user-given names and the language switch's own label."""
+    """What a reader sees, without user-given names, the language switch's own label and
+    text of no language (``translate="no"``: the client's version)."""
     text: str = page.evaluate("""() => {
       const body = document.body.cloneNode(true);
-      for (const el of body.querySelectorAll('.free, [data-testid=lang-toggle], script')) {
+      for (const el of body.querySelectorAll(
+        '.free, [data-testid=lang-toggle], [translate=no], script')) {
         el.remove();
       }
       const host = document.createElement('div');

@@ -259,6 +259,7 @@ def test_sound_and_motion_follow_reduced_motion_and_switch(browser: Browser, ser
     for reduce in (True, False):
         context = browser.new_context(viewport={"width": width, "height": height},
                                       base_url=server, has_touch=touch, is_mobile=touch,
+                                      locale="zh-CN",
                                       reduced_motion="reduce" if reduce else "no-preference")
         page = context.new_page()
         page.set_default_timeout(30000)

@@ -111,10 +111,13 @@ def _hint_selects_legal_plays(page: Page) -> None:
 def _replay_from_score_sheet(page: Page) -> None:
     page.get_by_test_id("review").click()
     page.get_by_test_id("replay-bar").wait_for()
+    first = page.get_by_test_id("replay-step").inner_text()     # it opens at the deal
+    assert page.get_by_test_id("score-sheet").count() == 0
+    page.keyboard.press("End")
     last = page.get_by_test_id("replay-step").inner_text()
-    page.get_by_test_id("replay-first").click()
-    first = page.get_by_test_id("replay-step").inner_text()
     assert first != last
+    page.get_by_test_id("replay-first").click()
+    assert page.get_by_test_id("replay-step").inner_text() == first
     page.get_by_test_id("replay-next").click()
     page.get_by_test_id("replay-seat").select_option("all")
     open_cards = page.locator(".open-hand [data-card]").count()

@@ -76,7 +76,7 @@ from ..engine.plays import (
 )
 from ..engine.rules import RuleSet
 from ..engine.views import View
-from .inference import base_probabilities, current_events, guard_probabilities
+from .inference import base_probabilities, current_events
 from .search.sampler import DealSampler, Hypothesis, SamplerError, World
 
 __all__ = ["PASS_CHEAP", "PASS_DEAR", "Belief", "BeliefSampler", "PlayModel",
@@ -353,8 +353,3 @@ class Belief:
 
     def sampler(self) -> BeliefSampler:
         return BeliefSampler(self)
-
-    @staticmethod
-    def prior_guard(view: View) -> tuple[float, ...]:
-        """The Guard probabilities before the play model (the inference's)."""
-        return tuple(guard_probabilities(view))

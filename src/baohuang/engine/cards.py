@@ -14,7 +14,6 @@ hashed and sorted cheaply.  Its value orders cards by rank first, so
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from enum import IntEnum, StrEnum
 from typing import Final
@@ -204,14 +203,6 @@ _BJ: Final = Card.make(Rank.BIG_JOKER)
 _SJ: Final = Card.make(Rank.SMALL_JOKER)
 
 
-def card_from_value(value: int) -> Card:
-    """The interned card for an ``int`` value (as stored by :class:`Card`)."""
-    try:
-        return _CARDS[value]
-    except KeyError:
-        raise CardParseError(str(value)) from None
-
-
 def parse_card(token: str) -> Card:
     """Read one card token, case-insensitively.
 
@@ -303,10 +294,3 @@ def _build_deck(deck: Deck) -> list[Card]:
             cards.extend([Card.make(rank, suit)] * copies)
     cards.extend([_SJ] * 3 + [GUARD_CARD] + [_BJ] * 3 + [EMPEROR_CARD])
     return cards
-
-
-def shuffled(cards: list[Card], rng: random.Random) -> list[Card]:
-    """A shuffled copy of ``cards`` using ``rng``."""
-    out = list(cards)
-    rng.shuffle(out)
-    return out

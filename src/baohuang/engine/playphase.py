@@ -145,7 +145,6 @@ def _check_reveal(st: GameState, seat: int, cards: tuple[Card, ...]) -> None:
         if seat == st.emperor:
             # A hidden solo shows when he has played every copy of the called
             # card (four; three for the short 6s of the shandong165 deck).
-            st.called_played_by_emperor += copies
             shown = copies > 0 and st.called is not None and not st.hands[seat].get(st.called)
         else:
             shown = copies > 0

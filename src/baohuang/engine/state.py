@@ -132,7 +132,6 @@ class GameState:
     passes: int = 0
     applicant: int | None = None
     out: list[int] = field(default_factory=list)
-    called_played_by_emperor: int = 0
     left: list[int] = field(default_factory=list)
     result: Result | None = None
     # per seat: how many times a card came into or left its hand

@@ -64,11 +64,12 @@ def serve_command(
     redis: str | None = typer.Option(
         None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
         "the nodes share one PostgreSQL --db (docs/cluster.md)"),
-    node: str = typer.Option("", help="this cluster node's name (default: the host and a "
-                             "random part)"),
+    node: str = typer.Option("", help="this cluster node's name, without '#' or '|' "
+                             "(default: the host and a random part); each start of the "
+                             "process adds a random part of its own to it"),
     lease_ttl: float = typer.Option(
-        5.0, help="seconds a cluster node's table lease lasts unrenewed: a killed node's "
-        "tables are taken over after this"),
+        5.0, help="seconds a cluster node's table lease and its alive key last unrenewed: "
+        "a killed node's tables are taken over, and its players' seats let go, after this"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from limits import parse_many

@@ -208,7 +208,9 @@ class _LeanSession:
             code = msg.get("code")
             if code == "no_table":
                 raise ClientError(404, code, msg.get("message", ""))
-            if code == "stale":
+            if code == "table_moving":        # (a cluster's takeover: join again soon)
+                await ws.close()
+            elif code == "stale":
                 self.acted_at = None          # a newer update is on its way: act on it
             elif code == "rate_limited" and msg.get("ref") == "ready":
                 await asyncio.sleep(0.1)      # too fast: say 准备 again

@@ -58,7 +58,6 @@ class Evidence:
     sj_holder: int | None = None
     solo: SoloKind | None = None
     early_open_solo: bool = False
-    stealer: int | None = None
     called_by_emperor: int = 0
     called_by_others: int = 0
     steal_check: tuple[int, Counter[Card]] | None = None
@@ -138,11 +137,9 @@ def read_evidence(view: View, rules: RuleSet) -> Evidence:
             facts.solo = "open" if ev.get("open") else "hidden"
             from_guard_stage = (not ev.get("stolen") and
                                 (saw_decline_solo or not rules.steal_solo))
-            if ev.get("stolen"):
-                facts.stealer = seat
-                if (rules.steal_solo_requires
-                        is StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL):
-                    facts.steal_check = (seat, Counter())
+            if (ev.get("stolen") and rules.steal_solo_requires
+                    is StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL):
+                facts.steal_check = (seat, Counter())
             facts.emperor = seat
             facts.guard_known = seat
             # in call mode an open solo is declared instead of calling

@@ -37,7 +37,7 @@ from limits.aio.storage import Storage as LimitStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from ..db.storage import NameTaken, Storage, UserRecord
-from .levels import level_for, next_level_at
+from .levels import level_for, next_level
 from .rating import DEFAULT_MU, DEFAULT_SIGMA, ordinal
 
 __all__ = ["AccountError", "Accounts", "check_name", "check_password", "common_passwords",
@@ -144,11 +144,14 @@ def token_digest(token: str) -> str:
 
 def user_json(user: UserRecord) -> dict[str, Any]:
     """The public form of a user (docs/protocol.md §1)."""
-    level = level_for(user.points)
+    level, following = level_for(user.points), next_level(user.points)
     return {"id": user.id, "name": user.name, "guest": user.guest, "points": user.points,
             "games": user.games, "wins": user.wins, "leaves": user.leaves,
             "level": level.level, "title": {"zh": level.zh, "en": level.en},
-            "next_level_at": next_level_at(user.points),
+            "level_from": level.min_points,
+            "next_level_at": None if following is None else following.min_points,
+            "next_title": None if following is None else {"zh": following.zh,
+                                                          "en": following.en},
             "rating": {"mu": round(user.mu, 3), "sigma": round(user.sigma, 3),
                        "ordinal": round(ordinal(user.mu, user.sigma), 3)}}
 

@@ -12,13 +12,15 @@ Level(level=1, min_points=None, zh='庶民', en='Commoner')
 120
 >>> next_level_at(10**6) is None
 True
+>>> next_level(75).zh
+'举人'
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["LEVELS", "Level", "level_for", "next_level_at"]
+__all__ = ["LEVELS", "Level", "level_for", "next_level", "next_level_at"]
 
 
 class Level(NamedTuple):
@@ -54,9 +56,15 @@ def level_for(points: int) -> Level:
     return best
 
 
-def next_level_at(points: int) -> int | None:
-    """Points needed for the next level (``None`` at the top)."""
+def next_level(points: int) -> Level | None:
+    """The level after the one ``points`` reaches (``None`` at the top)."""
     current = level_for(points)
     if current.level == LEVELS[-1].level:
         return None
-    return LEVELS[current.level].min_points
+    return LEVELS[current.level]
+
+
+def next_level_at(points: int) -> int | None:
+    """Points needed for the next level (``None`` at the top)."""
+    following = next_level(points)
+    return None if following is None else following.min_points

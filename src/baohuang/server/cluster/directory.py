@@ -11,10 +11,14 @@ move's deadline alone is no change: another node's copy of a playing table shows
 deadline of its last change.)  A node removes the entry of a table that left its
 memory, only if the entry still names it (another node may hold the table now).
 
-Each node also says it is alive: ``{prefix}alive:{node}``, renewed every round, lapses
-two rounds' time after it stops; the lobby lists the entries of the nodes alive.  A
-node that finds its own key gone when it renews it (Redis restarted without its data,
-or the node stalled for two rounds) writes all its entries again.
+Each node (each incarnation of one: :func:`~.member.incarnation`) also says it is
+alive: ``{prefix}alive:{node}``, renewed every round, lapses as the node's leases do —
+the lease's time to live (``--lease-ttl``, :attr:`Directory.alive_ttl`) after its last
+round; the lobby lists the entries of the nodes alive.  A node that finds its own key
+gone when it renews it (Redis restarted without its data, or the node stalled for
+three rounds) writes all its entries again.  And each says how many tables it runs, in
+the hash ``{prefix}load``, so that the tables of a node that died are spread over the
+others, the least-loaded first (:func:`~.member.spread`).
 
 >>> over({"table": {"status": "finished"}}), over({"table": {"status": "playing"}})
 (True, False)
@@ -59,6 +63,8 @@ class Directory:
         self.tables_key = f"{prefix}tables"
         self.codes_key = f"{prefix}codes"
         self.alive_prefix = f"{prefix}alive:"
+        self.load_key = f"{prefix}load"
+        self._load: int | None = None               # as this node last said it
         self._forget = redis.register_script(_FORGET)
         self._written: dict[str, str] = {}          # table id -> code, written by this node
 
@@ -88,9 +94,8 @@ class Directory:
         node's alive key had lapsed —; entries of tables that left it are removed.
         Returns how many entries it wrote."""
         now = time.time()
-        # (alive for two rounds' time to live: one slow round does not make it gone)
         was = await self.redis.set(self.alive_prefix + self.node, "1",
-                                   px=max(1, round(2 * self.ttl * 1000)), get=True)
+                                   px=max(1, round(self.alive_ttl * 1000)), get=True)
         every = was is None
         pipe = self.redis.pipeline(transaction=False)
         gone = dict(self._written)
@@ -100,7 +105,9 @@ class Directory:
             if new or every:
                 self._entry(pipe, table, now, code=True)
                 written += 1
-        if written:
+        if every and self._load is not None:       # (its load, struck off meanwhile)
+            pipe.hset(self.load_key, self.node, str(self._load))
+        if written or (every and self._load is not None):
             await pipe.execute()
         for table_id, code in gone.items():
             await self._forget(keys=[self.tables_key, self.codes_key],
@@ -108,9 +115,40 @@ class Directory:
             self._written.pop(table_id, None)
         return written
 
+    @property
+    def alive_ttl(self) -> float:
+        """How long this node's alive key lasts unrenewed (seconds): as long as its
+        leases, the lease's time to live — three rounds, so that two slow ones do not
+        make a node that runs its tables look gone (docs/cluster.md)."""
+        return self.ttl
+
     async def leave(self) -> None:
         """This node stops: it is not alive any more."""
-        await self.redis.delete(self.alive_prefix + self.node)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(self.alive_prefix + self.node)
+        pipe.hdel(self.load_key, self.node)
+        await pipe.execute()
+
+    async def report(self, load: int) -> None:
+        """This node runs ``load`` tables now (written when it changed: a quiet node
+        writes nothing; again by :meth:`write` if its alive key had lapsed)."""
+        if load != self._load:
+            await self.redis.hset(self.load_key, self.node, str(load))
+            self._load = load
+
+    async def loads(self) -> dict[str, int]:
+        """The nodes alive and how many tables each said it runs (the nodes gone are
+        struck off)."""
+        raw: Any = await self.redis.hgetall(self.load_key)
+        nodes = sorted(raw)
+        if not nodes:
+            return {}
+        here = await self.alive(*nodes)
+        gone = [node for node, alive in zip(nodes, here, strict=True) if not alive]
+        if gone:
+            await self.redis.hdel(self.load_key, *gone)
+        return {node: int(raw[node]) for node, alive in zip(nodes, here, strict=True)
+                if alive}
 
     async def alive(self, *nodes: str) -> list[bool]:
         """Whether each of ``nodes`` is alive."""

@@ -1,13 +1,17 @@
 """Messages between the nodes of a cluster, over Redis pub/sub: a client connected to
 any node reaches any table.
 
-Each node subscribes to its own channel, ``{prefix}node:{name}``.  When a client of
-node A joins a table whose actor runs on node B (B holds its lease), A gives the
-connection a :class:`RemoteRoute`: every message of the client goes, as it came,
-to B's channel, and B hands it to the table through a :class:`RemoteClient` — the
-table's :class:`~baohuang.server.table.subscriber.Subscriber` for that client, whose
-messages go back to A's channel and out of the client's socket.  Watchers are
-clients like the players.
+Each node subscribes to its own channel, ``{prefix}node:{node}``, named after its
+incarnation (its name and a random part drawn at the process's start,
+:func:`~.member.incarnation`): a node restarted under its own name hears nothing
+meant for the process that died, and what is published to that one is heard by
+nobody.  When a client of node A joins a table whose actor runs on node B (B holds
+its lease), A gives the connection a :class:`RemoteRoute`: every message of the
+client goes, as it came, to B's channel, and B hands it to the table through a
+:class:`RemoteClient` — the table's
+:class:`~baohuang.server.table.subscriber.Subscriber` for that client, whose messages
+go back to A's channel and out of the client's socket.  Watchers are clients like
+the players.
 
 Pub/sub delivers at most once, in order.  Every message between a route and its
 remote client is numbered (each way; the two ends and their numbering are
@@ -18,7 +22,7 @@ subscribing again after Redis went away, or gone) does the same at once for ever
 client between the two nodes, and so does a node for all its cross-node clients
 when it has subscribed again (what was published to it meanwhile is lost) — so a
 first message (a ``join``, or the table's answer to it) is never lost without a
-trace.  A node that dies stops renewing its ``{prefix}alive:{name}`` key:
+trace.  A node that dies stops renewing its ``{prefix}alive:{node}`` key:
 the tables of the other nodes then let its clients go (as disconnects), and the
 nodes of its tables' clients, seeing another holder or none, close those clients'
 sockets (1012) so that they reconnect.
@@ -50,6 +54,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.storage import UserRecord
 from ..table.inputs import Disconnect, Route
@@ -250,6 +255,10 @@ class Relay:
             return
         if kind == "o":
             data = json.loads(payload)
+            earlier = self.clients.get(key)
+            if earlier is not None:            # (never within one incarnation: gone)
+                earlier.closed = True
+                earlier.leave()
             self.clients[key] = RemoteClient(self, node, key[1],
                                              None if data is None else UserRecord(**data))
             return
@@ -310,9 +319,10 @@ class Relay:
 
     async def locate(self, key: str, wait: float) -> Any:
         """Where the table ``key`` (id or code) runs: the local table, or ``(node,
-        table id)``; ``"moving"`` while a table nobody holds yet is being taken over
-        (waited for up to ``wait`` seconds), or while Redis is out of reach; None for
-        no such table."""
+        table id)``; ``"moving"`` while a table is being taken over — nobody holds it
+        yet, or a node gone does, or Redis lost track of it but the database has it
+        unfinished — (waited for up to ``wait`` seconds), or while Redis is out of
+        reach; None for no such table."""
         try:
             return await self._locate(key, wait)
         except (RedisError, OSError) as exc:
@@ -322,13 +332,15 @@ class Relay:
 
     async def _locate(self, key: str, wait: float) -> Any:
         deadline = time.monotonic() + wait
+        stored: str | None = None           # (the database's id of an unknown key)
         while True:
             table = self.host.get(key)
             if table is not None:
                 return table
-            table_id, entry = await self.directory.find(key)
+            table_id, entry = await self.directory.find(stored or key)
             holder = await self.leases.holder(table_id)
-            if holder is not None and holder.node != self.node:
+            if holder is not None and holder.node != self.node and \
+                    (await self.directory.alive(holder.node))[0]:
                 return holder.node, table_id
             if holder is None and entry is not None and over(entry):
                 # a finished table is held by nobody: it stays on its node (while that
@@ -336,8 +348,17 @@ class Relay:
                 alive = entry["node"] != self.node and (await self.directory.alive(
                     entry["node"]))[0]
                 return (entry["node"], table_id) if alive else None
-            if holder is None and entry is None:
-                return None
+            if holder is None and entry is None and stored is None:
+                # Redis knows nothing of it (restarted without its data, say): a table
+                # the database has unfinished is taken over soon
+                try:
+                    stored = await self.host.storage.unfinished_table(key)
+                except SQLAlchemyError:          # (the database out of reach: unknown)
+                    log.warning("cluster: node %s cannot look table %r up: the database "
+                                "is out of reach", self.node, key[:40])
+                    return "moving"
+                if stored is None:
+                    return None
             if time.monotonic() >= deadline:
                 return "moving"
             await asyncio.sleep(0.2)

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from ..db.storage import UserRecord
+from ..db.storage import Storage, UserRecord
 from ..table.inputs import ClientInput, Disconnect, Input, Route
 from ..table.subscriber import Subscriber
 from ..wire.protocol import Join, ProtocolError, decode_client, encode, error_message
@@ -44,10 +44,13 @@ def next_id() -> int:
 
 
 class RelayHost(Protocol):
-    """What the relay needs of the lobby: its tables in memory."""
+    """What the relay needs of the lobby: its tables in memory, and the database."""
 
     @property
     def live(self) -> dict[str, Any]: ...
+
+    @property
+    def storage(self) -> Storage: ...
 
     def get(self, key: str) -> Any: ...
 
@@ -183,7 +186,10 @@ class RemoteClient:
         if isinstance(msg, Join):
             table = self.relay.host.get(msg.table)
             if table is None:
-                self.error("no_table", f"no table {msg.table[:40]!r}", "join")
+                # its node found it here: this node has just lost it, or holds its lease
+                # and is still rebuilding it — the client joins again in a moment
+                self.error("table_moving", "the table is moving to another server; join "
+                           "again in a moment", "join")
                 return
             if self.route is not None and self.route is not table:
                 self.route.post(Disconnect(self))

@@ -43,6 +43,15 @@ class GameStore(Database):
     async def code_in_use(self, code: str) -> bool:
         return bool(await self._read(select(tables.c.id).where(tables.c.code == code)))
 
+    async def unfinished_table(self, key: str) -> str | None:
+        """The id of the open or playing table whose id or code is ``key`` (a code in
+        any case), if there is one: a cluster's table that Redis has lost track of
+        (restarted without its data) is still one, being taken over."""
+        rows = await self._read(select(tables.c.id).where(
+            (tables.c.id == key) | (tables.c.code == key.strip().upper()),
+            tables.c.status.in_(("open", "playing"))).limit(1))
+        return str(rows[0][0]) if rows else None
+
     async def update_table(self, table_id: str, **values: Any) -> None:
         await self._write(update(tables).where(tables.c.id == table_id).values(**values))
 
@@ -78,9 +87,6 @@ class GameStore(Database):
         rows = await self._read(select(games.c.id).where(games.c.table_id == table_id,
                                                           games.c.idx == idx))
         return int(rows[0][0]) if rows else None
-
-    async def update_game(self, game_id: int, **values: Any) -> None:
-        await self._write(update(games).where(games.c.id == game_id).values(**values))
 
     async def finish_game(self, game_id: int, *, result: dict[str, Any], scored: bool,
                           hosted: Any, players: Sequence[dict[str, Any]],

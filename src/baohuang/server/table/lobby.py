@@ -214,13 +214,15 @@ class Lobby:
         self.relay: Relay | None = None
         if config.redis_url is not None:
             from ..cluster.lease import Leases
-            from ..cluster.member import Member, node_name
+            from ..cluster.member import Member, incarnation, node_name
             from ..cluster.relay import Relay
             leases = Leases.from_url(config.redis_url)
-            node = config.node or node_name()
+            # (this process: a node restarted under its name is a new member)
+            node = incarnation(config.node or node_name())
             self.cluster = Member(self, storage, leases, node, config.lease_ttl)
             self.relay = Relay(leases.redis, leases, self, node, config.lease_ttl)
             self.cluster.after_round = self.relay.round
+            self.cluster.roster = self.relay.directory
 
     @property
     def live(self) -> dict[str, Table]:

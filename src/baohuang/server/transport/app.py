@@ -2,7 +2,7 @@
 
 On start the database is migrated and every unfinished table is rebuilt from
 its records; then the API (``/api``), the WebSocket (``/ws``) and the web
-client (``/``) are served.
+client (``/``: :mod:`.webclient`, compressed and cached) are served.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 
 from ...web import STATIC_DIR
 from ..accounts.accounts import Accounts
@@ -29,6 +28,7 @@ from ..table.lobby import Lobby
 from .api import routes as api_routes
 from .security import middleware
 from .state import ServerState
+from .webclient import web_client
 from .ws import WebSocketEndpoint
 
 __all__ = ["STATIC_DIR", "create_app", "serve", "uvicorn_config"]
@@ -84,7 +84,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
     routes: list[BaseRoute] = [*api_routes, Route("/healthz", _health),
                                WebSocketRoute("/ws", WebSocketEndpoint())]
     if static_dir is not None and static_dir.is_dir():
-        routes.append(Mount("/", StaticFiles(directory=static_dir, html=True), name="web"))
+        routes.append(Mount("/", web_client(static_dir), name="web"))
     else:
         routes.append(Route("/", _no_client))
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware(cfg))

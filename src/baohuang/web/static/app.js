@@ -5,6 +5,8 @@ import { clear, free, h } from './dom.js';
 import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
+import { LeaderboardScreen, ProfileScreen } from './progress.js';
+import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
 class App {
@@ -94,6 +96,7 @@ class App {
     const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
     if (this.screen) this.screen.unmount();
     clear(this.main);
+    clearAnnouncements();
     const [kind, arg] = parts;
     let screen;
     if ((kind === 't' || kind === 'w') && arg) {
@@ -101,6 +104,8 @@ class App {
       this.loadRules().catch(() => {});
     } else if (kind === 'history') screen = new HistoryScreen(this);
     else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
+    else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
+    else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();
@@ -118,3 +123,9 @@ window.baohuang = app;
 app.start().catch((err) => {
   if (!(err instanceof ApiError)) console.error(err);
 });
+
+// The service worker (sw.js) keeps the client's files, so that the page opens offline and
+// installs as an app; a new build of the client brings a new worker.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js').catch(() => { /* not served: no offline copy */ });
+}

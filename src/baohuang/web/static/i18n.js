@@ -4,13 +4,24 @@ import en from './i18n/en.js';
 
 export const DICTS = { zh, en };
 const listeners = [];
-let lang = (() => {
-  try {
-    const saved = localStorage.getItem('bh_lang');
-    return saved && DICTS[saved] ? saved : 'zh';
-  } catch {
-    return 'zh';
+// The player's choice when he made one, else the first of the browser's languages that
+// the client speaks (navigator.languages: 'en-US' is English, 'zh-TW' Chinese), else Chinese.
+export function browserLang(languages) {
+  for (const tag of languages || []) {
+    const base = String(tag).toLowerCase().split('-')[0];
+    if (DICTS[base]) return base;
   }
+  return 'zh';
+}
+
+let lang = (() => {
+  let saved = null;
+  try {
+    saved = localStorage.getItem('bh_lang');
+  } catch { /* private mode */ }
+  if (saved && DICTS[saved]) return saved;
+  return browserLang(navigator.languages && navigator.languages.length
+    ? navigator.languages : [navigator.language]);
 })();
 
 export function getLang() {

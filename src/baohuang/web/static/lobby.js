@@ -1,14 +1,21 @@
 // The lobby: play against bots, account, join by code, open tables, create a table.
 import { clear, focusedId, free, h, refocus, retype, typed } from './dom.js';
-import { getLang, t } from './i18n.js';
+import { getLang, t, tNodes } from './i18n.js';
 import { ApiError, get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
+import { levelProgress } from './progress.js';
 
 // A wait of some seconds in words: 40 s, 2 min, 1 h.
 export function waitText(seconds) {
   if (seconds < 60) return t('wait_seconds', { n: seconds });
   if (seconds < 3600) return t('wait_minutes', { n: Math.ceil(seconds / 60) });
   return t('wait_hours', { n: Math.ceil(seconds / 3600) });
+}
+
+// The client's version (the package's and its build's), as the server wrote it into the page.
+export function appVersion() {
+  const meta = document.querySelector('meta[name="baohuang-version"]');
+  return (meta && meta.content) || 'dev';
 }
 
 export function errorText(err) {
@@ -266,21 +273,26 @@ export class LobbyScreen {
         this.tablesList()),
       h('section', { class: 'panel create' },
         h('h2', {}, t('create_title')),
-        this.rules ? this.createForm() : h('p', {}, t('loading')))));
+        this.rules ? this.createForm() : h('p', {}, t('loading'))),
+      h('p', { class: 'app-version', testid: 'app-version' },
+        tNodes('app_version', { version: h('span', { translate: 'no' }, appVersion()) }))));
     retype(this.root, text);
     refocus(this.root, focused);
   }
 
   userBox(user) {
-    const title = user.title ? (user.title[getLang()] || '') : '';
     return h('div', { class: 'user-box' },
       h('p', {}, t('hello_user'), ' ', free(user.name, 'strong'),
-        user.guest ? h('span', { class: 'badge' }, t('guest')) : null,
-        title ? h('span', { class: 'badge level' }, title) : null),
+        user.guest ? h('span', { class: 'badge' }, t('guest')) : null),
+      levelProgress(user),
       h('p', {}, t('user_stats', { points: user.points ?? 0, games: user.games ?? 0,
         wins: user.wins ?? 0 })),
       h('div', { class: 'row' },
         h('a', { class: 'btn', href: '#/history', testid: 'history-link' }, t('nav_history')),
+        h('a', { class: 'btn', href: '#/leaderboard', testid: 'leaderboard-link' },
+          t('nav_leaderboard')),
+        user.guest ? null : h('a', { class: 'btn', href: `#/u/${user.id}`, testid: 'profile-link' },
+          t('nav_profile')),
         h('button', { class: 'btn', testid: 'logout', onclick: () => this.logout() }, t('btn_logout'))),
       user.guest ? null : this.passwordBox());
   }

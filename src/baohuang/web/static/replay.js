@@ -3,51 +3,57 @@ import { clear, free, h } from './dom.js';
 import { t } from './i18n.js';
 import { get } from './api.js';
 import { errorText } from './lobby.js';
+import { DataScreen } from './screen.js';
 import { renderTable } from './tableview.js';
 import { fitHands } from './handfit.js';
 import { describeEvent } from './events.js';
+import { botLevel } from './model.js';
+import { outcomeOf, roleKey } from './scoresheet.js';
 
-export class HistoryScreen {
-  constructor(app) {
-    this.app = app;
-    this.games = null;
-    this.error = null;
+export class HistoryScreen extends DataScreen {
+  async load() {
+    return (await get('/api/history?limit=50')).games || [];
   }
-
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      this.games = (await get('/api/history?limit=50')).games || [];
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
-  }
-
-  unmount() {}
 
   render() {
     clear(this.root);
-    const rows = (this.games || []).map((g) => h('tr', { testid: 'history-row' },
-      h('td', {}, new Date(g.finished * 1000).toLocaleString(
-        document.documentElement.lang === 'en' ? 'en-GB' : 'zh-CN')),
-      h('td', {}, (g.players || []).map((p, i) => [i ? ', ' : '', free(p.name || t('bot_name', { n: p.seat + 1 }))])),
-      h('td', {}, g.place ? t(`place_${g.place}`) : '–'),
-      h('td', { class: `num ${g.score > 0 ? 'pos' : g.score < 0 ? 'neg' : ''}` }, String(g.score)),
-      h('td', {}, h('a', { class: 'btn small', href: `#/replay/${g.game_id}`, testid: 'replay-link' },
-        t('btn_replay')))));
+    const rows = (this.data || []).map((g) => historyRow(g));
     this.root.appendChild(h('section', { class: 'panel history' },
       h('h1', {}, t('history_title')),
       this.error ? h('p', { class: 'message bad' }, this.error) : null,
-      this.games === null ? h('p', {}, t('loading'))
-        : this.games.length ? h('table', { class: 'scores' },
-          h('thead', {}, h('tr', {}, h('th', {}, t('col_time')), h('th', {}, t('col_players')),
-            h('th', {}, t('col_place')), h('th', {}, t('col_score')), h('th', {}, ''))),
-          h('tbody', {}, rows))
+      this.data === null ? h('p', {}, t('loading'))
+        : this.data.length ? h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
+          h('thead', {}, h('tr', {}, h('th', {}, t('col_time')), h('th', {}, t('col_role')),
+            h('th', {}, t('col_result')), h('th', {}, t('col_place')), h('th', {}, t('col_score')),
+            h('th', {}, h('span', { class: 'sr-only' }, t('btn_replay'))))),
+          rows))
           : h('p', { class: 'muted' }, t('history_empty')),
       h('a', { class: 'btn', href: '#/' }, t('btn_lobby'))));
   }
+}
+
+// One finished game of mine: when, my role, won or lost, my place, my points and the
+// replay; under them, who played (bots by their level, not their id).
+function historyRow(g) {
+  const result = g.result || {};
+  const outcome = outcomeOf(result, g.seat);
+  const players = (g.players || []).map((p, i) => [i ? '、' : '',
+    p.seat === g.seat ? free(p.name, 'strong')
+      : p.bot ? t('bot_level_name', { n: p.seat + 1, level: botLevel(p.bot) })
+        : free(p.name)]);
+  return h('tbody', { testid: 'history-row', 'data-game': g.game_id }, h('tr', {},
+    h('td', {}, new Date(g.finished * 1000).toLocaleString(
+      document.documentElement.lang === 'en' ? 'en-GB' : 'zh-CN')),
+    h('td', { testid: 'history-role' }, result.scores ? t(roleKey(result, g.seat)) : '–'),
+    h('td', { testid: 'history-outcome', class: outcome === 'won' ? 'pos' : outcome === 'lost' ? 'neg' : '' },
+      t(`outcome_mine_${outcome}`)),
+    h('td', { testid: 'history-place' }, g.place ? t(`place_${g.place}`) : t('place_none')),
+    h('td', { class: `num ${g.score > 0 ? 'pos' : g.score < 0 ? 'neg' : ''}`, testid: 'history-score' },
+      g.score > 0 ? `+${g.score}` : String(g.score)),
+    h('td', {}, h('a', { class: 'btn small', href: `#/replay/${g.game_id}`, testid: 'replay-link' },
+      t('btn_replay')))),
+  h('tr', { class: 'players' }, h('td', { colspan: 6, testid: 'history-players' },
+    t('history_players'), players)));
 }
 
 export class ReplayScreen {
@@ -67,9 +73,9 @@ export class ReplayScreen {
     document.addEventListener('keydown', this.onKey);
     this.render();
     try {
+      // (it opens at the deal, as the game began: its end is one key away, End)
       this.data = await get(`/api/games/${encodeURIComponent(this.gameId)}/replay`);
-      const steps = this.steps();
-      this.step = steps.length - 1;
+      this.step = 0;
     } catch (err) {
       this.error = errorText(err);
     }

@@ -3,7 +3,8 @@ import { free, h } from './dom.js';
 import { t } from './i18n.js';
 import { seatLabel } from './model.js';
 
-function roleKey(result, seat) {
+// The i18n key of a seat's role in a finished game (its result).
+export function roleKey(result, seat) {
   if (seat === result.emperor) {
     if (result.solo === 'open') return 'role_solo_open';
     if (result.solo === 'hidden') return 'role_solo_hidden';
@@ -11,6 +12,14 @@ function roleKey(result, seat) {
   }
   if (seat === result.guard) return 'role_guard';
   return 'role_rebel';
+}
+
+// A seat's own outcome: 'won', 'lost', 'draw' or 'left' (it left the game: 逃跑).
+export function outcomeOf(result, seat) {
+  if (result.left === seat) return 'left';
+  if (result.royal_won === null || result.royal_won === undefined) return 'draw';
+  const royal = seat === result.emperor || (!result.solo && seat === result.guard);
+  return royal === result.royal_won ? 'won' : 'lost';
 }
 
 function outcomeKey(result) {

@@ -11,6 +11,7 @@ import { whoAreYou } from './invite.js';
 import { keydown } from './tablekeys.js';
 import { HandPicker } from './tablehand.js';
 import { fitHands } from './handfit.js';
+import { announceEvents } from './announce.js';
 import {
   chime, eventSound, extraInfo, hasKeyboard, renderLastScore, tableHeader, waitingRoom,
 } from './tableparts.js';
@@ -145,6 +146,7 @@ export class TableScreen {
         const wasMine = this.view.to_act === this.view.seat;
         this.setView({ ...this.view, ...readView(msg.view), events: this.events });
         eventSound(this, msg.events, wasMine);
+        announceEvents(this, msg.events, wasMine);
         break;
       }
       case 'emote':
@@ -469,7 +471,11 @@ export class TableScreen {
     if (!this.root) return;
     const focusedKey = document.activeElement && document.activeElement.dataset
       ? document.activeElement.dataset.testid : null;
-    const focused = focusSelector(this.root);
+    // (a control disabled under the focus — the play button once the turn has passed —
+    // loses it to the page: it is given back when the control is enabled again)
+    const onPage = !document.activeElement || document.activeElement === document.body;
+    const focused = focusSelector(this.root) || (onPage ? this.heldFocus : null);
+    this.heldFocus = null;
     // (redrawing empties the page for a moment: keep where it was scrolled to, or a
     // tap on a card low on a phone's page would jump it to the top)
     const scrolled = window.scrollY;
@@ -565,7 +571,8 @@ export class TableScreen {
     // never a risky one
     const again = focused && focusedKey !== 'chat-input' && this.root.querySelector(focused);
     const safe = this.root.querySelector('[data-testid="decision"][data-cautious]');
-    if (again) again.focus({ preventScroll: true });
+    if (again && again.disabled) this.heldFocus = focused;
+    else if (again) again.focus({ preventScroll: true });
     else if (safe) safe.focus({ preventScroll: true });
     if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
   }

@@ -43,7 +43,9 @@ export function tableHeader(screen) {
   return h('div', { class: 'table-head' },
     h('button', { class: 'btn small', testid: 'leave', onclick: () => screen.leave() },
       t('btn_leave')),
-    tbl ? h('span', { class: 'table-code' }, t('table_code'), free(tbl.code, 'code')) : null,
+    // (the page's heading: the table and its code)
+    h('h1', { class: 'table-code' }, tbl ? [t('table_code'), free(tbl.code, 'code')]
+      : t('app_name')),
     tbl ? h('span', { class: 'preset' }, t(tbl.preset ? `preset_${tbl.preset}` : 'preset_custom')) : null,
     screen.you.watcher ? h('span', { class: 'badge watcher' }, t('watching')) : null,
     tbl && tbl.private ? h('span', { class: 'badge', testid: 'private-badge',
