@@ -21,6 +21,7 @@ from web.support import (
     state,
     sync_api,
 )
+from web.test_web_app import violations
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -106,8 +107,10 @@ def test_friends_and_bots_play_on_when_both_are_ready(browser: Browser, server: 
             assert "托管" in countdown and any(ch.isdigit() for ch in countdown), countdown
             assert _ready_states(page) == ["false", "false", "true", "true", "true"]
         shot(host, "ready-score-sheet.png")
+        assert violations(host, "the score sheet waiting for 准备") == []
         host.get_by_test_id("ready").click()
         host.get_by_test_id("ready-wait").wait_for()
+        assert violations(friend, "a friend's sheet, the host ready") == []
         sync_api.expect(friend.locator(
             "[data-testid=score-sheet] [data-testid=ready-state]").first).to_have_attribute(
             "data-ready", "true")
