@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["loadtest_command", "serve_command"]
+__all__ = ["MIN_METRICS_TOKEN", "loadtest_command", "serve_command"]
+
+#: the shortest bearer token ``/metrics`` takes (one that can be guessed guards nothing)
+MIN_METRICS_TOKEN = 16
 
 
 def serve_command(
@@ -69,6 +72,12 @@ def serve_command(
     lease_ttl: float = typer.Option(
         5.0, help="seconds a cluster node's table lease and its alive key last unrenewed: "
         "a killed node's tables are taken over, and its players' seats let go, after this"),
+    metrics_token: str | None = typer.Option(
+        None, envvar="BAOHUANG_METRICS_TOKEN", show_default=False,
+        help="serve the figures for Prometheus at /metrics to a scraper that sends this "
+        "bearer token (Authorization: Bearer TOKEN; at least 16 characters, say from "
+        "`openssl rand -hex 32`); without it /metrics is off. Better given in the "
+        "environment variable than on the command line, which other users can see"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from limits import parse_many
@@ -91,7 +100,8 @@ def serve_command(
                           table_rate_address=table_rate_address,
                           table_rate_account=table_rate_account,
                           code_rate_address=code_rate_address,
-                          code_rate_account=code_rate_account)
+                          code_rate_account=code_rate_account,
+                          metrics_token=metrics_token or None)
     for hint, rate in (("--account-rate-address", account_rate_address),
                        ("--table-rate-address", table_rate_address),
                        ("--table-rate-account", table_rate_account),
@@ -107,6 +117,9 @@ def serve_command(
                                  param_hint="--max-header-line")
     if lease_ttl <= 0:
         raise typer.BadParameter("must be positive", param_hint="--lease-ttl")
+    if metrics_token and len(metrics_token) < MIN_METRICS_TOKEN:
+        raise typer.BadParameter(f"must have at least {MIN_METRICS_TOKEN} characters",
+                                 param_hint="--metrics-token")
     serve(host, port, config, log_level)
 
 
@@ -157,3 +170,4 @@ def loadtest_command(
         typer.echo(report.text())
     if report.errors or report.games_finished < tables * games:
         raise typer.Exit(1)
+

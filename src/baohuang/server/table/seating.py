@@ -11,6 +11,7 @@ from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
 from ...engine.state import IllegalAction
 from ..config import ServerConfig
+from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import (
     EMOTES,
@@ -67,6 +68,8 @@ class SeatingTable(Protocol):
     def version(self) -> int: ...
     @property
     def recorded(self) -> bool: ...
+    @property
+    def metrics(self) -> ServerMetrics: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
     def conns(self) -> list[Subscriber]: ...
@@ -232,6 +235,8 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
         conn.error("not_allowed", "托管 is for a seated player during a game", "hosted")
         return
     if on:
+        if not seat.hosted:
+            table.metrics.hosted_takeovers.labels("asked").inc()
         seat.put_on_hosted()
     elif seat.locked:
         conn.error("locked", "托管 cannot be taken off: put on more than "
@@ -321,6 +326,8 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
         elif table.status == "playing" and game is not None and not game.is_over \
                 and not seat.left:
             await table.apply(seat_index, Action(ActionKind.LEAVE, (), seat_index), "leave")
+            if not seat.auto(table.config.away_grace, table.clock.now()):
+                table.metrics.hosted_takeovers.labels("left").inc()
             seat.put_on_hosted()
             seat.left = True
             await table.save_hosted()
