@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-__all__ = ["MIN_METRICS_TOKEN", "loadtest_command", "serve_command"]
+__all__ = ["MIN_METRICS_TOKEN", "backup_command", "loadtest_command", "restore_command",
+           "serve_command"]
 
 #: the shortest bearer token ``/metrics`` takes (one that can be guessed guards nothing)
 MIN_METRICS_TOKEN = 16
@@ -171,3 +173,41 @@ def loadtest_command(
     if report.errors or report.games_finished < tables * games:
         raise typer.Exit(1)
 
+
+_DB_HELP = ("database URL, as baohuang serve --db takes (default: SQLite file "
+            "data/baohuang.db; PostgreSQL: postgresql+asyncpg://user:password@host/name)")
+
+
+def backup_command(
+    file: Annotated[Path, typer.Argument(
+        help="the backup file to write (replaced if it exists)")],
+    db: str | None = typer.Option(None, help=_DB_HELP),
+) -> None:
+    """Copy the whole database into FILE, safely while the server runs: SQLite through
+    its online backup API, PostgreSQL through pg_dump (on PATH)."""
+    from .config import default_db_url
+    from .db.backup import BackupError, backup
+
+    try:
+        summary = backup(db or default_db_url(), file)
+    except BackupError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"backed up to {summary.text()}")
+
+
+def restore_command(
+    file: Annotated[Path, typer.Argument(help="a file baohuang backup wrote")],
+    db: str | None = typer.Option(None, help=_DB_HELP + "; it must be empty"),
+) -> None:
+    """Put a backup into an empty database (a new SQLite file, or a PostgreSQL database
+    made with createdb; pg_restore on PATH), then start the server on it."""
+    from .config import default_db_url
+    from .db.backup import BackupError, restore
+
+    try:
+        summary = restore(file, db or default_db_url())
+    except BackupError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"restored into {summary.text()}")
