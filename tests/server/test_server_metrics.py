@@ -16,7 +16,15 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from server_support import FAST, LOOSE_CONFIG, Raw, running_server, shared_server
+from server_support import (
+    FAST,
+    LOOSE_CONFIG,
+    Clocks,
+    Raw,
+    guests,
+    running_server,
+    shared_server,
+)
 from websockets.exceptions import ConnectionClosed
 
 from baohuang.client import Client, ClientError
@@ -213,3 +221,49 @@ def test_the_dashboard_reads_only_figures_the_server_exports() -> None:
         assert named <= exported, (expr, named - exported)
     panels = dashboard["panels"]
     assert all(panel.get("title") for panel in panels)
+
+
+def test_a_take_over_of_an_away_seat_is_counted_once_an_absence(tmp_path: Path) -> None:
+    """Five players join and go; once the away grace has run out (the tables' clock
+    moved by hand), 托管 plays their seats: every move counted as 托管's, every seat
+    taken over counted once however many of its decisions 托管 makes."""
+    clocks = Clocks()
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
+                          hosted_delay=0.0, guard_pause=0.0, away_grace=10.0,
+                          metrics_token=TOKEN, **LOOSE_CONFIG)
+
+    async def main(url: str) -> tuple[Samples, list[int]]:
+        clients = await guests(url, 5, "away")
+        table = await clients[0].create_table(timeout=600)
+        watcher = await Raw.connect(url)
+        await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
+        raws = []
+        for client in clients:
+            raw = await Raw.connect(url, client.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            raws.append(raw)
+        for raw in raws:
+            await raw.recv_type("snapshot")          # the game began
+            await raw.close()
+        seen = await watcher.recv_type("table")
+        while any(seat is None or seat["connected"] for seat in seen["table"]["seats"]):
+            seen = await watcher.recv_type("table")
+        clock = clocks.tables[table["id"]]
+        while True:                     # 托管 plays every seat to the end of the game
+            await asyncio.to_thread(clock.advance_to, 10.0)   # (托管's turn: due now)
+            message = await watcher.recv()
+            while message["type"] not in ("update", "game_over"):
+                message = await watcher.recv()
+            if message["type"] == "game_over":
+                break
+        await watcher.close()
+        history = await clients[0].history()
+        steps = (await clients[0].replay(history[0]["game_id"]))["steps"]
+        return await asyncio.to_thread(scrape, url), [step["seat"] for step in steps]
+
+    with ServerThread(config, clocks=clocks) as server:
+        samples, seats = asyncio.run(main(server.url))
+    assert value(samples, "baohuang_moves_total", source="hosted") == len(seats)
+    assert len(seats) > 5 and set(seats) == {0, 1, 2, 3, 4}
+    assert value(samples, "baohuang_hosted_takeovers_total", reason="away") == 5
+    assert value(samples, "baohuang_hosted_takeovers_total", reason="timeout") == 0

@@ -136,6 +136,10 @@ async def timer_fired(table: TurnTable, token: Token) -> None:
     if seat is None or seat.is_bot:
         return
     if seat.auto(table.config.away_grace, table.clock.now()):
+        if not (seat.hosted or seat.left or seat.away_hosted):
+            # (on 托管 because away: 托管 takes over his first decision since he went)
+            seat.away_hosted = True
+            table.metrics.hosted_takeovers.labels("away").inc()
         await auto_move(table, seat_index, "hosted")
     elif turns.elapsed() >= time_limit(table) - 1e-3:
         # timeout: 托管 answers, and plays on from now — except for the Guard's
@@ -148,7 +152,6 @@ async def timer_fired(table: TurnTable, token: Token) -> None:
             table.broadcast_table()
         await auto_move(table, seat_index, "timeout")
     else:                              # the away grace ran out: 托管 takes over
-        table.metrics.hosted_takeovers.labels("away").inc()
         table.broadcast_table()
         schedule(table)
 

@@ -139,7 +139,7 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
         if seat.conn is not None and seat.conn is not conn:
             seat.conn.table = None
             seat.conn.close(4000, "this seat was taken over by a newer connection")
-        seat.conn, seat.away_since = conn, None
+        seat.conn, seat.away_since, seat.away_hosted = conn, None, False
         conn.seat = seat_index
         if seat.invited:                  # (a new match's player says yes by joining)
             seat.invited = False

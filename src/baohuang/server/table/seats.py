@@ -49,6 +49,9 @@ class Seat:
     #: kept for a player of the last match who has not said yes to this one (by joining
     #: as a player): the seat is not taken, and the table does not start, until he does
     invited: bool = False
+    #: 托管 has played this seat since its player went away (he is counted once an
+    #: absence among the take-overs of the server's figures)
+    away_hosted: bool = False
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:
