@@ -87,6 +87,7 @@ class ServerMetrics:
                              registry=registry)
         self.moves = Counter("baohuang_moves", "Moves stored, by who made them (player, "
                              "bot, hosted: 托管, timeout)", ["source"], registry=registry)
+        self._moves: dict[str, Counter] = {}
         self.move_seconds = Histogram(
             "baohuang_move_seconds", "Handling of one move at its table: applied, stored "
             "and sent", buckets=_FAST_BUCKETS, registry=registry)
@@ -111,6 +112,15 @@ class ServerMetrics:
         self.takeovers = Counter("baohuang_cluster_takeovers",
                                  "Tables this cluster node took over from another",
                                  ["node"], registry=registry)
+
+    def moved(self, source: str, seconds: float) -> None:
+        """One move stored (by ``source``), handled in ``seconds``: on every move, so
+        each source's child counter is looked up once (``labels`` takes a lock)."""
+        child = self._moves.get(source)
+        if child is None:
+            child = self._moves[source] = self.moves.labels(source)
+        child.inc()
+        self.move_seconds.observe(seconds)
 
     def watch(self, census: Callable[[], Census]) -> None:
         """Read ``census`` at each scrape (the server's tables, seats and leases)."""

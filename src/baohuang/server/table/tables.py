@@ -254,9 +254,7 @@ class Table:
         if self._seats_shown.pending and game.stage is not Stage.GUARD:
             self._seats_shown.pending = False
             self.broadcast_table()          # now everybody may see what was hidden
-        metrics = self.metrics
-        metrics.moves.labels(source).inc()
-        metrics.move_seconds.observe(time.perf_counter() - began)
+        self.metrics.moved(source, time.perf_counter() - began)
         if game.is_over:
             await self.game_over()
         else:
