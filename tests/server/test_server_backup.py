@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -106,12 +107,19 @@ def test_restore_refuses_what_is_not_a_backup_and_a_missing_file(tmp_path: Path)
                     f"sqlite+aiosqlite:///{tmp_path / 'absent.db'}")
     assert done.returncode == 1 and "no SQLite database" in done.stderr
     assert not (tmp_path / "absent.db").exists() and not (tmp_path / "out").exists()
+    # a backup onto the database itself is refused, the database left whole
+    own = tmp_path / "own.db"
+    with sqlite3.connect(own) as db:
+        db.execute("CREATE TABLE alembic_version (version_num TEXT)")
+    done = baohuang("backup", str(own), "--db", f"sqlite+aiosqlite:///{own}")
+    assert done.returncode == 1 and "the database itself" in done.stderr
+    with sqlite3.connect(own) as db:
+        assert db.execute("SELECT count(*) FROM alembic_version").fetchone() == (0,)
 
 
 @pytest.mark.skipif(not os.environ.get(PG_ENV), reason="PostgreSQL not configured")
 def test_a_sqlite_backup_is_not_restored_into_postgres(tmp_path: Path) -> None:
     source = tmp_path / "a.db"
-    import sqlite3
     sqlite3.connect(source).close()
     with database("postgres", tmp_path) as empty:
         done = baohuang("restore", str(source), "--db", empty)

@@ -88,6 +88,8 @@ def _backup_sqlite(url: URL, target: Path) -> Summary:
     source = _sqlite_path(url)
     if not source.is_file():
         raise BackupError(f"no SQLite database at {source}")
+    if target.resolve() == source.resolve():
+        raise BackupError(f"{target} is the database itself: back it up to another file")
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     try:
