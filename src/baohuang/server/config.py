@@ -111,3 +111,6 @@ class ServerConfig:
     #: permessage-deflate: off by default — event messages are a few hundred bytes, and
     #: compressing each one costs more CPU (server and client) than it saves
     ws_compression: bool = False
+    #: the bearer token a Prometheus scraper sends for ``GET /metrics``
+    #: (``Authorization: Bearer ...``); ``None``: ``/metrics`` is off (404)
+    metrics_token: str | None = None

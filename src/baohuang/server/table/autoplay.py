@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Protocol
 
 from ...bots import Bot, hosted_action
@@ -135,12 +136,17 @@ async def timer_fired(table: TurnTable, token: Token) -> None:
     if seat is None or seat.is_bot:
         return
     if seat.auto(table.config.away_grace, table.clock.now()):
+        if not (seat.hosted or seat.left or seat.away_hosted):
+            # (on 托管 because away: 托管 takes over his first decision since he went)
+            seat.away_hosted = True
+            table.metrics.hosted_takeovers.labels("away").inc()
         await auto_move(table, seat_index, "hosted")
     elif turns.elapsed() >= time_limit(table) - 1e-3:
         # timeout: 托管 answers, and plays on from now — except for the Guard's
         # decision (whose time is the pause), which 托管 only answers: a seat seen on
         # 托管 after it would be the Guard (docs/rules.md §10)
         if game.stage is not Stage.GUARD:
+            table.metrics.hosted_takeovers.labels("timeout").inc()
             seat.put_on_hosted()
             await table.save_hosted()
             table.broadcast_table()
@@ -162,8 +168,11 @@ async def auto_move(table: TurnTable, seat: int, source: str) -> None:
 async def _bot_think(table: TurnTable, token: Token, seat: int, player: Bot, view: View,
                      legal: list[Action]) -> None:
     await sleep(table.clock, table.config.bot_delay)
+    began = time.perf_counter()
     try:
         action = await asyncio.to_thread(player.choose, view, legal)
+        table.metrics.bot_think_seconds.labels(player.name).observe(
+            time.perf_counter() - began)
     except Exception:
         log.exception("table %s: bot %s failed; 托管 moves instead", table.id, player.name)
         action = hosted_action(view, legal)

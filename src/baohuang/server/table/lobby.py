@@ -32,6 +32,7 @@ from ...engine.actions import Action
 from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import FencedWrite, Storage, UserRecord
+from ..metrics import Census, ServerMetrics
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
 from .outage import persist
@@ -196,11 +197,14 @@ class Lobby:
     """All tables in memory."""
 
     def __init__(self, storage: Storage, config: ServerConfig,
-                 clocks: ClockFactory | None = None) -> None:
+                 clocks: ClockFactory | None = None,
+                 metrics: ServerMetrics | None = None) -> None:
         """``clocks``: the clock of each new table, given its id (by default real time
-        for all; a test gives each table a clock it moves by hand)."""
+        for all; a test gives each table a clock it moves by hand); ``metrics``: where
+        the tables record their figures (by default figures nobody reads)."""
         self.storage = storage
         self.config = config
+        self.metrics = metrics or ServerMetrics()
         real = LoopClock()
         self.clocks: ClockFactory = clocks or (lambda table_id: real)
         self.tables: dict[str, Table] = {}
@@ -219,7 +223,8 @@ class Lobby:
             leases = Leases.from_url(config.redis_url)
             # (this process: a node restarted under its name is a new member)
             node = incarnation(config.node or node_name())
-            self.cluster = Member(self, storage, leases, node, config.lease_ttl)
+            self.cluster = Member(self, storage, leases, node, config.lease_ttl,
+                                  self.metrics)
             self.relay = Relay(leases.redis, leases, self, node, config.lease_ttl)
             self.cluster.after_round = self.relay.round
             self.cluster.roster = self.relay.directory
@@ -228,6 +233,21 @@ class Lobby:
     def live(self) -> dict[str, Table]:
         """The tables in memory by id."""
         return self.tables
+
+    def census(self) -> Census:
+        """The tables, seats and leases in memory now (read by each scrape of the
+        figures)."""
+        tables: dict[str, int] = {}
+        seats = {"player": 0, "bot": 0}
+        for table in self.tables.values():
+            tables[table.status] = tables.get(table.status, 0) + 1
+            if table.status in ("open", "playing"):
+                for seat in table.seats:
+                    if seat is not None and not seat.invited:
+                        seats["bot" if seat.is_bot else "player"] += 1
+        cluster = self.cluster
+        return Census(tables, seats, None if cluster is None else cluster.name,
+                      0 if cluster is None else len(cluster.held))
 
     def get(self, key: str) -> Table | None:
         """A table by id or by short code (any case)."""
@@ -279,7 +299,7 @@ class Lobby:
         for seat, person in (people or {}).items():
             seats[seat] = person
         table = Table(settings, seats, self.storage, self.config,
-                      clock=self.clocks(table_id))
+                      clock=self.clocks(table_id), metrics=self.metrics)
         # a cluster node holds a new table's lease before any other node can see it
         fence = 0 if self.cluster is None else await self.cluster.hold_new(table_id)
         await self.storage.insert_table({
@@ -382,7 +402,7 @@ class Lobby:
                             row.get("ready_wait"), row.get("fill_bots"))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"],
-                      clock=self.clocks(row["id"]))
+                      clock=self.clocks(row["id"]), metrics=self.metrics)
         if row["status"] != "playing":
             return table
         games = await self.storage.table_games(row["id"])

@@ -11,6 +11,7 @@ from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
 from ...engine.state import IllegalAction
 from ..config import ServerConfig
+from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import (
     EMOTES,
@@ -68,6 +69,8 @@ class SeatingTable(Protocol):
     def version(self) -> int: ...
     @property
     def recorded(self) -> bool: ...
+    @property
+    def metrics(self) -> ServerMetrics: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
     def conns(self) -> list[Subscriber]: ...
@@ -145,7 +148,7 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
         if seat.conn is not None and seat.conn is not conn:
             seat.conn.table = None
             seat.conn.close(4000, "this seat was taken over by a newer connection")
-        seat.conn, seat.away_since = conn, None
+        seat.conn, seat.away_since, seat.away_hosted = conn, None, False
         conn.seat = seat_index
         if seat.invited:                  # (a new match's player says yes by joining)
             seat.invited = False
@@ -241,6 +244,8 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
         conn.error("not_allowed", "托管 is for a seated player during a game", "hosted")
         return
     if on:
+        if not seat.hosted:
+            table.metrics.hosted_takeovers.labels("asked").inc()
         seat.put_on_hosted()
     elif seat.locked:
         conn.error("locked", "托管 cannot be taken off: put on more than "
@@ -345,6 +350,7 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
             # (on 托管 and left before the leave is applied: under leave_ends_game the
             # game ends with it, and is settled with the leaver gone)
             was = seat.hosted, seat.hosted_count
+            was_auto = seat.auto(table.config.away_grace, table.clock.now())
             seat.put_on_hosted()
             seat.left = True
             try:
@@ -354,6 +360,8 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
                 seat.left = False
                 seat.hosted, seat.hosted_count = was
                 raise
+            if not was_auto:
+                table.metrics.hosted_takeovers.labels("left").inc()
             if table.game is game and not game.is_over:
                 await table.save_hosted()
         elif table.ready is not None:

@@ -52,6 +52,9 @@ class Seat:
     #: the ``away_since`` of the absence everyone has been shown as 托管 (when its grace
     #: ran out); another absence is shown again
     away_told: float | None = None
+    #: 托管 has played this seat since its player went away (he is counted once an
+    #: absence among the take-overs of the server's figures)
+    away_hosted: bool = False
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:

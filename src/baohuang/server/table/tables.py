@@ -25,6 +25,7 @@ from ...engine.match import Match
 from ...engine.state import IllegalAction, Stage
 from ..config import ServerConfig
 from ..db.storage import Storage
+from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import encode
 from . import autoplay, seating
@@ -61,8 +62,11 @@ class Table:
 
     def __init__(self, settings: Settings, seats: list[Seat | None], storage: Storage,
                  config: ServerConfig, *, status: str = "open",
-                 totals: list[int] | None = None, clock: Clock | None = None) -> None:
+                 totals: list[int] | None = None, clock: Clock | None = None,
+                 metrics: ServerMetrics | None = None) -> None:
         self.settings = settings
+        #: where the table records its moves, their handling time, 托管's take-overs
+        self.metrics = metrics or ServerMetrics()
         self.seats = seats
         self.storage = storage
         self.config = config
@@ -165,6 +169,7 @@ class Table:
                 await self._handle(item)
             except Exception:
                 log.exception("table %s: error handling %r", self.id, item)
+                self.metrics.errors.labels("table", "server_error").inc()
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
         self.turns.cancel(drop=True)
@@ -246,6 +251,7 @@ class Table:
         game = self.game
         assert game is not None and self.match is not None
         before = self.version
+        began = time.perf_counter()
         try:
             game.apply(action)
         except IllegalAction:
@@ -273,6 +279,7 @@ class Table:
         if self._seats_shown.pending and game.stage is not Stage.GUARD:
             self._seats_shown.pending = False
             self.broadcast_table()          # now everybody may see what was hidden
+        self.metrics.moved(source, time.perf_counter() - began)
         if game.is_over:
             await self.game_over()
         else:
