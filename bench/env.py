@@ -324,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         dou_train = _line("  rlcard doudizhu, run(is_training=True)", totals["dou_train"])
         _ratio("PettingZoo loop / RLCard doudizhu run()", standard / dou_eval,
                TARGET_STANDARD)
+        _ratio("PettingZoo loop / RLCard doudizhu stepped by hand",
+               standard / (totals["rlcard"][0] / totals["rlcard"][1]), TARGET_STANDARD)
         _ratio("PettingZoo loop / RLCard doudizhu run(is_training=True)",
                standard / dou_train, TARGET_STANDARD)
         _ratio("rlcard baohuang / doudizhu, run()", bh_eval / dou_eval, TARGET_RLCARD_RUN)

@@ -60,12 +60,15 @@ class ActionSpace(spaces.Discrete):
         if mask.dtype != np.int8 or mask.shape != (self.n,):
             return super().sample(mask)
         known = self._known
-        count = np.count_nonzero(mask)
-        ones: npt.NDArray[np.int64]
-        if known is not None and known[0] is mask and count == len(known[1]):
-            ones = np.sort(np.asarray(known[1], dtype=np.int64))   # (as np.where orders them)
-        else:
-            ones = np.flatnonzero(mask.view(np.bool_))
+        count = int(np.count_nonzero(mask))
+        if known is not None and known[0] is mask and count == len(known[1]) and count <= 64:
+            # (a few entries: read one at a time, cheaper than NumPy's fancy indexing)
+            indexes = sorted(known[1])                # (as np.where orders them)
+            if all(mask[i] == 1 for i in indexes):
+                if count == 0:
+                    return self.start
+                return self.start + np.int64(indexes[self.np_random.integers(count)])
+        ones = np.flatnonzero(mask.view(np.bool_))
         if len(ones) != count or not (mask[ones] == 1).all():
             return super().sample(mask)  # (raises: not 0/1)
         if count == 0:
