@@ -103,9 +103,10 @@ def test_observations_are_those_of_the_view_after_steps_and_steps_back(preset: s
         view = env.game.game.view(player)
         assert np.array_equal(state["obs"], observe(view))
         assert list(state["legal_actions"]) == legal_indexes(view)
-        for seat in range(5):
-            other = env.get_state(seat)
-            assert np.array_equal(other["obs"], observe(env.game.game.view(seat)))
+        if steps % 10 == 0:                      # (every seat's, now and then)
+            for seat in range(5):
+                other = env.get_state(seat)
+                assert np.array_equal(other["obs"], observe(env.game.game.view(seat)))
         legal = list(state["legal_actions"])
         state, player = env.step(legal[rng.integers(len(legal))])
         steps += 1
