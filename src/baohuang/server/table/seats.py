@@ -80,8 +80,10 @@ class Seat:
         instead)?"""
         if self.is_bot:
             return False
+        # (away from ``away_since + grace`` on, the very instant a table's timer is set
+        # for: ``now - away_since`` may round below ``grace`` then)
         return self.hosted or self.left or (self.away_since is not None
-                                            and self.away_for(now) >= grace)
+                                            and now >= self.away_since + grace)
 
     def new_game(self) -> None:
         self.hosted = False
