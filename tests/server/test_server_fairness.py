@@ -23,6 +23,15 @@ compared exactly. No step waits on a real clock.
 
 The deals are the server's own shuffle of a practice table's seed; only deal B's swap is
 put in, by wrapping the table's dealing function in this (in-process) server.
+
+Besides, seats drop (their socket closes) and come back at random moments, and one may
+leave the game (逃跑, at tables whose game plays on after it); while the Guard decides,
+G, X or the Emperor may drop or leave instead of turning 托管 on.  A server bot sits at
+one seat of most deals (neither G nor X; every level in turn: the expert level as the
+Emperor, where it plays as the hard level and so alike at both tables), its answers
+timed on the table's clock.  Three presets: ``shandong`` (card mode),
+``lianzhong_classic`` (call mode) and ``wurenju`` (五人局: call mode, the called card
+above the jokers); each with the away grace longer than the Guard's pause and shorter.
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ from helpers import QUICK, quick_first
 from server_support import LOOSE_CONFIG, Clocks
 from table_sockets import Side, Sock, until
 
-from baohuang.bots import hosted_action
+from baohuang.bots import Bot, hosted_action, make_bot
 from baohuang.client import Client, view_from_dict
 from baohuang.engine.cards import GUARD_CARD, Card, Rank, parse_card
 from baohuang.engine.match import Match
@@ -52,12 +61,26 @@ from baohuang.server.table import tables as table_module
 from baohuang.server.table.dealing import new_match
 
 #: deals (practice seeds) tried per preset; each is played as far as the two deals
-#: stay alike. ``shandong``: card mode; ``lianzhong_classic``: call mode
-PRESETS = {"shandong": range(2, 7), "lianzhong_classic": range(1, 12)}
-#: 托管 turned on while the Guard decides, deal by deal: by G, by X, by both one after
-#: the other (in either order), by the Emperor
-PROBES = ["guard", "other", "guard+other", "other+guard", "emperor"]
+#: stay alike. ``shandong``: card mode; ``lianzhong_classic`` and ``wurenju`` (五人局):
+#: call mode
+PRESETS = {"shandong": range(2, 7), "lianzhong_classic": range(1, 12),
+           "wurenju": range(1, 8)}
+#: what happens while the Guard decides, deal by deal: 托管 turned on by G, by X, by both
+#: one after the other (in either order), by the Emperor; G, X or the Emperor drops; G
+#: or X leaves
+PROBES = ["guard", "other", "guard+other", "other+guard", "emperor", "drop:guard",
+          "drop:other", "leave:guard", "leave:other", "drop:emperor"]
+#: the server bot at a seat of each deal, in turn (``None``: five people)
+BOTS = ["normal", "expert", "easy", "hard", None]
 PAUSE, HOSTED_DELAY = 3.0, 0.5
+#: steps played in step at least, a deal (``wurenju``'s called card is above the jokers:
+#: the hands of G and X, which differ by it, come to play differently sooner)
+MIN_STEPS = {"shandong": 30, "lianzhong_classic": 30, "wurenju": 20}
+#: the away grace: longer than the Guard's pause, and shorter
+GRACES = {"long": 600.0, "short": 1.0}
+#: (preset, grace) of each run; ``make check`` runs the first
+RUNS = [("shandong", "short"), ("lianzhong_classic", "long"), ("wurenju", "short"),
+        ("shandong", "long"), ("lianzhong_classic", "short"), ("wurenju", "long")]
 
 
 # -- the deals ----------------------------------------------------------------------------
@@ -74,16 +97,23 @@ class Deal:
     guard_card: Card
     plain: dict[int, Card]             # X's card of the same rank, by X
     rank: Rank                         # plays with this rank are not chosen
+    bots: dict[int, str]               # the server bots' seats
 
 
-def _deal(preset: str, seed: int) -> Deal | None:
-    """Deal A, its role phase taken as the test takes it (as 托管 would) up to the
-    Guard's decision; ``None`` if it has no Guard apart from the Emperor, or no X."""
+def _deal(preset: str, seed: int, bots: dict[int, str] | None = None) -> Deal | None:
+    """Deal A, its role phase taken as the test takes it (as 托管 would; ``bots``: the
+    seats of server bots, which decide for themselves as at the table) up to the Guard's
+    decision; ``None`` if it has no Guard apart from the Emperor, or no X."""
     game = Match(RuleSet.preset(preset), seed).game
+    players: dict[int, Bot] = {seat: make_bot(name, seed + seat)   # (as a table makes them)
+                               for seat, name in (bots or {}).items()}
     while game.stage not in (Stage.GUARD, Stage.PLAY, Stage.OVER):
         seat = game.to_act
         assert seat is not None
-        game.apply(hosted_action(game.view(seat), game.legal_actions()))
+        if seat in players:
+            game.apply(players[seat].choose(game.view(seat), game.legal_actions()))
+        else:
+            game.apply(hosted_action(game.view(seat), game.legal_actions()))
     guard, emperor = game.guard, game.emperor
     if game.stage is not Stage.GUARD or guard is None or emperor is None or guard == emperor:
         return None
@@ -98,7 +128,27 @@ def _deal(preset: str, seed: int) -> Deal | None:
                  for c in state.hands[s] if c.rank is card.rank and c.suit != card.suit}
     if not plain:
         return None
-    return Deal(preset, seed, guard, emperor, sorted(plain), card, plain, card.rank)
+    return Deal(preset, seed, guard, emperor, sorted(plain), card, plain, card.rank,
+                dict(bots or {}))
+
+
+def _cast(preset: str, seed: int, level: str | None) -> tuple[Deal, int] | None:
+    """Deal A with X chosen, and a server bot of ``level`` at a seat that is neither G
+    nor X (the expert level: the Emperor's) if the role phase goes the same with it."""
+    deal = _deal(preset, seed)
+    if deal is None:
+        return None
+    other = random.Random(deal.seed).choice(deal.others)
+    if level is None:
+        return deal, other
+    seats = [deal.emperor] if level == "expert" else \
+        [s for s in range(5) if s not in (deal.guard, other, deal.emperor)]
+    for seat in seats:
+        with_bot = _deal(preset, seed, {seat: level})
+        if with_bot is not None and (with_bot.guard, with_bot.emperor) == \
+                (deal.guard, deal.emperor) and other in with_bot.others:
+            return with_bot, other
+    return deal, other
 
 
 # -- the decisions ------------------------------------------------------------------------
@@ -121,16 +171,20 @@ def choose(view: dict[str, Any], rank: Rank) -> str:
 async def _side(url: str, owner: Client, tokens: list[str], deal: Deal,
                 clocks: Clocks) -> Side:
     table = await owner.create_table(practice=True, seed=deal.seed, timeout=600.0,
-                                     preset=deal.preset)
+                                     preset=deal.preset,
+                                     options={"leave_ends_game": False},
+                                     bots={str(seat): name for seat, name in deal.bots.items()})
     clock = clocks.tables[table["id"]]
     side = Side(url, table, tokens, clock)
     for index, token in enumerate(tokens):
+        if index in deal.bots:
+            continue                       # (people take the free seats in order)
         sock = await Sock.open(url, token, clock)
         await sock.send({"type": "join", "table": table["id"]})
         await sock.wait("table", 1)
         side.seats[index] = sock
         side.history[index] = [sock]
-        if index == 0:
+        if side.watcher is None:
             for kind in ("watcher", "probe"):
                 watcher = await Sock.open(url, None, clock)
                 await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
@@ -172,17 +226,27 @@ async def _hostile(side: Side, kind: str, seat: int, *, settle: bool = True) -> 
         else:
             side.hosted.discard(seat)
         await until(lambda: bool(sock.seats_shown[seat]["hosted"]) is on)
-    elif kind == "reconnect":
+    elif kind in ("reconnect", "drop", "leave"):
         watcher = side.watcher
         assert watcher is not None
+        if kind == "leave":                # (逃跑: 托管 plays the seat to the end)
+            await sock.send({"type": "leave"})
+            await sock.wait("left", 1)
+            side.left.add(seat)
+            side.hosted.add(seat)
         await sock.close()
+        side.away.add(seat)
         # (the others hear of the disconnect before the seat comes back)
         await until(lambda: not watcher.seats_shown[seat]["connected"])
+        if kind == "reconnect":
+            await _hostile(side, "rejoin", seat, settle=False)
+    elif kind == "rejoin":
         new = await Sock.open(side.url, side.tokens[seat], side.clock)
         await new.send({"type": "join", "table": side.table["id"]})
         await new.wait("snapshot", 1)
         side.seats[seat] = new
         side.history[seat].append(new)
+        side.away.discard(seat)
     if settle:
         await side.settle(before)
 
@@ -195,6 +259,7 @@ def _revealed(one: str, two: str) -> bool:
     first, second = json.loads(one), json.loads(two)
     if first["type"] == "game_over" or second["type"] == "game_over":
         return True
+
     events = [e for m in (first, second) if m["type"] == "update" for e in m["events"]]
     return any(e.get("type") == "reveal" for e in events) or (
         first["type"] == second["type"] == "update" and any(
@@ -214,14 +279,19 @@ def _normalized(stream: list[tuple[float, str]], side: Side) -> list[tuple[float
 Streams = dict[int | None, tuple[list[tuple[float, str]], list[tuple[float, str]]]]
 
 
-async def _play_pair(url: str, deal: Deal, clocks: Clocks,
+async def _play_pair(url: str, deal: Deal, other: int, clocks: Clocks,
                      swaps: list[tuple[int, int, Card, Card] | None], probe: str
                      ) -> tuple[Streams, int, int, int]:
-    """Play ``deal`` at two tables in step; the streams to compare, the number of steps,
-    how many hostile inputs were sent and whether the Guard's decision was passed."""
+    """Play ``deal`` at two tables in step (X: ``other``); the streams to compare, the
+    number of steps, how many hostile inputs were sent and whether the Guard's decision
+    was passed."""
     guard, emperor = deal.guard, deal.emperor
     rng = random.Random(deal.seed)
-    other = rng.choice(deal.others)
+    assert rng.choice(deal.others) == other
+    people = [s for s in range(5) if s not in deal.bots]
+    # (the Emperor, or if a bot plays him the other seat that is neither G nor X)
+    third = emperor if emperor in people else \
+        next(s for s in people if s not in (guard, other, emperor))
     owner = Client(url)
     await owner.guest("owner")
     players = []
@@ -234,7 +304,7 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     a = await _side(url, owner, players, deal, clocks)
     b = await _side(url, owner, players, deal, clocks)
     steps = hostile = 0
-    decided, probed = 0, False
+    decided, probed, leaves = 0, False, 0
     while not a.over() and not b.over():
         seat_a, seat_b = a.actor(), b.actor()
         if seat_a is None and seat_b is None:
@@ -245,15 +315,17 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
             # the hidden decision: G decides in deal A, X in deal B
             assert (seat_a, seat_b) == (guard, other)
             if not decided:
-                # 托管 on while the Guard decides; both toggles of G and X come before the
-                # answer, which shows only when the Guard's pause ends
-                seats = {"guard": [guard], "other": [other], "guard+other": [guard, other],
-                         "other+guard": [other, guard], "emperor": [emperor]}[probe]
+                # 托管 on, a drop or a leave while the Guard decides; all of them come
+                # before the answer, which shows only when the Guard's pause ends
+                kind, _, who = probe.rpartition(":")
+                targets = {"guard": [guard], "other": [other], "guard+other": [guard, other],
+                           "other+guard": [other, guard], "emperor": [third]}[who]
                 for side in (a, b):
-                    for seat in seats:
-                        await _hostile(side, "hosted", seat, settle=False)
+                    for seat in targets:
+                        await _hostile(side, kind or "hosted", seat, settle=False)
                     await side.settle(side.version())
-                hostile += len(seats)
+                hostile += len(targets)
+                leaves += kind == "leave"
                 decided += 1
                 probed = True
                 continue
@@ -270,16 +342,23 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
             break
         choice = rng.random()
         if choice < 0.25:
-            kind = rng.choice(["out_of_turn", "resync", "hosted", "reconnect"])
-            seat = rng.choice([s for s in range(5) if s not in (seat_a, seat_b)
-                               or kind != "out_of_turn"])
-            if kind == "hosted" and ((seat not in a.hosted and a.hosted_on.get(seat, 0) >= 3)
-                                     or (not probed and seat in (guard, other))):
-                # (a fourth time would lock it on; G and X are kept off 托管 until the
-                # probe, so that the Guard decides with every deal's probe)
+            kind = rng.choice(["out_of_turn", "resync", "hosted", "reconnect", "drop",
+                               "rejoin", "leave"])
+            seat = rng.choice([s for s in people if s not in a.left
+                               and (s not in (seat_a, seat_b) or kind != "out_of_turn")])
+            if seat in a.away:
+                kind = "rejoin"            # (what an absent player can do: come back)
+            elif kind == "rejoin" or (kind == "leave" and leaves):
+                kind = "drop"
+            if (kind == "hosted" and seat not in a.hosted and a.hosted_on.get(seat, 0) >= 3) \
+                    or (not probed and seat in (guard, other)
+                        and kind in ("hosted", "drop", "leave")):
+                # (a fourth time would lock it on; G and X are kept at the table and off
+                # 托管 until the probe, so that the Guard decides with every deal's probe)
                 kind = "resync"
             for side in (a, b):
                 await _hostile(side, kind, seat)
+            leaves += kind == "leave"
             hostile += 1
             steps += 1
             continue
@@ -297,7 +376,7 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     for side in (a, b):                    # all that was sent has come in
         await side.quiet()
     streams: Streams = {}
-    receivers: list[int | None] = [s for s in range(5) if s not in (guard, other)]
+    receivers: list[int | None] = [s for s in people if s not in (guard, other)]
     for receiver in [*receivers, None]:
         streams[receiver] = (_normalized(a.stream(receiver), a),
                              _normalized(b.stream(receiver), b))
@@ -308,9 +387,10 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     return streams, steps, hostile, decided
 
 
-@pytest.mark.parametrize("preset", quick_first(PRESETS))   # (make check: shandong)
+@pytest.mark.parametrize("run", quick_first(RUNS, ids="-".join))  # (make check: the first)
 def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preset: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: tuple[str, str]) -> None:
+    preset, grace = run
     swaps: list[tuple[int, int, Card, Card] | None] = []
     dealing = new_match
 
@@ -327,19 +407,22 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
         return match
     monkeypatch.setattr(table_module, "new_match", deal)
 
-    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.4,
                           hosted_delay=HOSTED_DELAY, guard_pause=PAUSE, next_game_delay=0.0,
-                          away_grace=600.0, tables_per_user=100, rate_per_second=1000.0,
-                          burst=1000, **LOOSE_CONFIG)
-    deals = [d for d in (_deal(preset, s) for s in PRESETS[preset]) if d is not None][:5]
-    assert len(deals) == 5
-    deals = deals[:2] if QUICK else deals        # (make check: the first two)
+                          away_grace=GRACES[grace], tables_per_user=100,
+                          rate_per_second=1000.0, burst=1000, **LOOSE_CONFIG)
+    casts = [c for c in (_cast(preset, s, BOTS[n % len(BOTS)])
+                         for n, s in enumerate(PRESETS[preset])) if c is not None][:5]
+    assert len(casts) == 5
+    casts = casts[:2] if QUICK else casts        # (make check: the first two)
+    start = 5 + RUNS.index(run) * 5              # (each run its own probes)
     totals = {"steps": 0, "hostile": 0, "decided": 0, "messages": 0}
     clocks = Clocks()
     with ServerThread(config, clocks=clocks) as server:
-        for number, one in enumerate(deals):
+        for number, (one, other) in enumerate(casts):
+            probe = PROBES[(start + number) % len(PROBES)]
             streams, steps, hostile, decided = asyncio.run(
-                _play_pair(server.url, one, clocks, swaps, PROBES[number % len(PROBES)]))
+                _play_pair(server.url, one, other, clocks, swaps, probe))
             for seat, (seen_a, seen_b) in streams.items():
                 same = 0
                 for (at_a, one_text), (at_b, two_text) in zip(seen_a, seen_b, strict=False):
@@ -358,5 +441,6 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
             totals["hostile"] += hostile
             totals["decided"] += bool(decided)
     # every deal went through the Guard's hidden decision, with hostile inputs on the way
-    assert totals["decided"] == len(deals), totals
-    assert totals["hostile"] >= 5 * len(deals) and totals["steps"] >= 30 * len(deals), totals
+    assert totals["decided"] == len(casts), totals
+    assert totals["hostile"] >= 5 * len(casts), totals
+    assert totals["steps"] >= MIN_STEPS[preset] * len(casts), totals
