@@ -65,11 +65,14 @@ from baohuang.server.table.dealing import new_match
 #: call mode
 PRESETS = {"shandong": range(2, 7), "lianzhong_classic": range(1, 12),
            "wurenju": range(1, 8)}
-#: what happens while the Guard decides, deal by deal: 托管 turned on by G, by X, by both
-#: one after the other (in either order), by the Emperor; G, X or the Emperor drops; G
-#: or X leaves
-PROBES = ["guard", "other", "guard+other", "other+guard", "emperor", "drop:guard",
-          "drop:other", "leave:guard", "leave:other", "drop:emperor"]
+#: what happens while the Guard decides, deal by deal, step by step (``/``): 托管 turned
+#: on by G, by X, by both one after the other (in either order), by the Emperor; G, X or
+#: the Emperor drops or leaves — a number: the clock moves on that many seconds (a
+#: Guard who dropped has not answered, and another seat leaving must not move his time)
+PROBES = ["hosted:guard", "hosted:other", "hosted:guard/hosted:other",
+          "hosted:other/hosted:guard", "hosted:emperor", "drop:guard/0.5/leave:emperor",
+          "drop:other/0.5/leave:emperor", "leave:guard", "leave:other",
+          "drop:emperor/0.9/drop:guard"]
 #: the server bot at a seat of each deal, in turn (``None``: five people)
 BOTS = ["normal", "expert", "easy", "hard", None]
 PAUSE, HOSTED_DELAY = 3.0, 0.5
@@ -79,8 +82,8 @@ MIN_STEPS = {"shandong": 30, "lianzhong_classic": 30, "wurenju": 20}
 #: the away grace: longer than the Guard's pause, and shorter
 GRACES = {"long": 600.0, "short": 1.0}
 #: (preset, grace) of each run; ``make check`` runs the first
-RUNS = [("shandong", "short"), ("lianzhong_classic", "long"), ("wurenju", "short"),
-        ("shandong", "long"), ("lianzhong_classic", "short"), ("wurenju", "long")]
+RUNS = [("shandong", "long"), ("lianzhong_classic", "short"), ("wurenju", "long"),
+        ("shandong", "short"), ("lianzhong_classic", "long"), ("wurenju", "short")]
 
 
 # -- the deals ----------------------------------------------------------------------------
@@ -317,15 +320,21 @@ async def _play_pair(url: str, deal: Deal, other: int, clocks: Clocks,
             if not decided:
                 # 托管 on, a drop or a leave while the Guard decides; all of them come
                 # before the answer, which shows only when the Guard's pause ends
-                kind, _, who = probe.rpartition(":")
-                targets = {"guard": [guard], "other": [other], "guard+other": [guard, other],
-                           "other+guard": [other, guard], "emperor": [third]}[who]
+                seats = {"guard": guard, "other": other, "emperor": third}
                 for side in (a, b):
-                    for seat in targets:
-                        await _hostile(side, kind or "hosted", seat, settle=False)
+                    for step in probe.split("/"):
+                        kind, _, who = step.partition(":")
+                        if not who:
+                            await asyncio.to_thread(side.clock.advance_to,
+                                                    side.clock.now() + float(kind))
+                            await side.quiet()
+                        elif seats[who] not in side.left:
+                            if seats[who] in side.away:     # (dropped before: back first)
+                                await _hostile(side, "rejoin", seats[who], settle=False)
+                            await _hostile(side, kind, seats[who], settle=False)
                     await side.settle(side.version())
-                hostile += len(targets)
-                leaves += kind == "leave"
+                hostile += probe.count(":")
+                leaves += probe.count("leave:")
                 decided += 1
                 probed = True
                 continue
@@ -415,7 +424,7 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
                          for n, s in enumerate(PRESETS[preset])) if c is not None][:5]
     assert len(casts) == 5
     casts = casts[:2] if QUICK else casts        # (make check: the first two)
-    start = 5 + RUNS.index(run) * 5              # (each run its own probes)
+    start = 5 + RUNS.index(run) * 3              # (each run its own probes)
     totals = {"steps": 0, "hostile": 0, "decided": 0, "messages": 0}
     clocks = Clocks()
     with ServerThread(config, clocks=clocks) as server:
