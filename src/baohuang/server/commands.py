@@ -21,7 +21,9 @@ def serve_command(
     db: str | None = typer.Option(
         None, help="database URL (default: SQLite file data/baohuang.db; "
         "PostgreSQL: postgresql+asyncpg://user:password@host/name)"),
-    bot_delay: float = typer.Option(0.6, help="seconds a server bot waits before moving"),
+    bot_delay: float = typer.Option(
+        0.6, help="a server bot's answer shows this to twice this many seconds after its "
+        "turn began, plus its level's think time, the same in every role"),
     hosted_delay: float = typer.Option(0.5, help="seconds 托管 waits before moving"),
     guard_pause: float = typer.Option(
         6.0, help="seconds the Guard's 明保/暗保 decision lasts; its answer (the Guard's, a "

@@ -47,8 +47,10 @@ class ServerConfig:
     abuse_window: float = 10.0
     #: messages waiting to be sent to one connection before it is dropped as too slow
     send_queue: int = 256
-    #: pause before a 托管 move and before a server bot's move (so people can follow)
+    #: pause before a 托管 move (so people can follow) ...
     hosted_delay: float = 0.5
+    #: ... and before a server bot's: drawn between this and twice this, plus 1.25 times
+    #: its level's think time, the same in every role (``table/autoplay.py``)
     bot_delay: float = 0.6
     #: the Guard's pause: the Guard's 明保/暗保 decision lasts exactly this long (at most
     #: the table's think time) and its answer — his own, a bot's, 托管's, or 托管's for a

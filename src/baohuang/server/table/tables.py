@@ -92,7 +92,7 @@ class Table:
                            lambda token: self.post(TimerFired(token)))
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bot_turn: Token | None = None
-        self.bot_tasks: set[asyncio.Task[None]] = set()
+        self.bot_answers: set[autoplay.BotAnswer] = set()
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
         self._shown: list[render.Parts | None] = [None] * 6
@@ -173,8 +173,8 @@ class Table:
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
         self.turns.cancel(drop=True)
-        for task in list(self.bot_tasks):
-            task.cancel()
+        for answer in list(self.bot_answers):
+            answer.cancel()
 
     async def _handle(self, item: Input) -> None:
         if isinstance(item, ClientInput):
@@ -275,7 +275,8 @@ class Table:
         self.moves += 1
         self.logged += 1
         self.moved_at = self.clock.now()
-        self.broadcast_events(before)
+        # (a seat leaving does not concern the decision awaited: its clock runs on)
+        self.broadcast_events(before, same=action.kind is ActionKind.LEAVE)
         if self._seats_shown.pending and game.stage is not Stage.GUARD:
             self._seats_shown.pending = False
             self.broadcast_table()          # now everybody may see what was hidden
@@ -438,13 +439,14 @@ class Table:
         seated = [s.conn for s in self.seats if s is not None and s.conn is not None]
         return seated + list(self.watchers)
 
-    def broadcast_events(self, before: int) -> None:
+    def broadcast_events(self, before: int, *, same: bool = False) -> None:
         """Send each seat (and the watchers) one ``update``: the events after version
-        ``before`` with what changed in its view since the view it was sent last."""
+        ``before`` with what changed in its view since the view it was sent last
+        (``same``: the decision awaited is the one awaited before them)."""
         game = self.game
         assert game is not None
         if not game.is_over:
-            autoplay.begin_turn(self, fresh=True)
+            autoplay.begin_turn(self, fresh=not same, same=same)
         deadline = None if game.is_over else self.deadline()
         shown = self._shown
         receivers: list[int | None] = []       # seats with a connection, None: watchers
@@ -502,8 +504,7 @@ class Table:
     def broadcast_table(self) -> None:
         now, grace = self.clock.now(), self.config.away_grace
         for seat in self.seats:         # (every seat's away 托管 is shown by this one)
-            if seat is not None and seat.away_since is not None \
-                    and seat.away_for(now) >= grace:
+            if seat is not None and seat.away_over(grace, now):
                 seat.away_told = seat.away_since
         for conn in self.conns():
             self.send_table(conn)
@@ -517,9 +518,8 @@ class Table:
         if self.status != "playing":
             return
         now, grace = self.clock.now(), self.config.away_grace
-        if any(seat is not None and seat.away_since is not None
-               and seat.away_for(now) >= grace and seat.away_told != seat.away_since
-               for seat in self.seats):
+        if any(seat is not None and seat.away_over(grace, now)
+               and seat.away_told != seat.away_since for seat in self.seats):
             self.broadcast_table()
 
     def watch_away(self, seat: Seat) -> None:
