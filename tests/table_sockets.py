@@ -138,9 +138,13 @@ class Side:
     probe: Sock | None = None
     hosted: set[int] = field(default_factory=set)
     hosted_on: dict[int, int] = field(default_factory=dict)
+    #: seats whose player dropped (for now) or left (for good): no socket is read
+    away: set[int] = field(default_factory=set)
+    left: set[int] = field(default_factory=set)
 
     def socks(self) -> list[Sock]:
-        return [*self.seats.values(), *([self.watcher] if self.watcher else [])]
+        return [*(sock for seat, sock in self.seats.items() if seat not in self.away),
+                *([self.watcher] if self.watcher else [])]
 
     def version(self) -> int:
         return max(s.at for s in self.socks())
@@ -152,7 +156,8 @@ class Side:
         """The seat whose person the table waits for now (None: not waiting for one)."""
         top = self.version()
         for seat, sock in self.seats.items():
-            if seat not in self.hosted and sock.my_turn and sock.at == top:
+            if seat not in self.hosted and seat not in self.away and sock.my_turn \
+                    and sock.at == top:
                 return seat
         return None
 
@@ -176,5 +181,6 @@ class Side:
             await asyncio.to_thread(self.clock.advance_to, due)
 
     def stream(self, seat: int | None) -> list[tuple[float, str]]:
-        socks = [self.watcher] if seat is None and self.watcher else self.history[seat or 0]
+        socks = [self.watcher] if seat is None and self.watcher else \
+            self.history[seat if seat is not None else 0]
         return [item for sock in socks for item in sock.texts]

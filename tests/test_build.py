@@ -69,13 +69,16 @@ def _third_party_closure(files: list[Path]) -> dict[str, Path]:
     return found
 
 
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[<>=!~; \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
 def test_the_compiled_build_requires_every_library_mypy_reads() -> None:
     # mypyc type-checks each compiled module and everything it imports: a library
     # missing from the build environment fails the build ("Cannot find implementation or
     # library stub"), unless pyproject.toml tells mypy to take it as untyped
     setup = _setup()
-    required = {re.split(r"[<>=!~; \[]", r, maxsplit=1)[0].lower()
-                for r in setup["BUILD_REQUIRES"]}
+    required = {_requirement_name(r) for r in setup["BUILD_REQUIRES"]}
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     untyped = {m.partition(".")[0] for o in pyproject["tool"]["mypy"]["overrides"]
                if o.get("ignore_missing_imports") for m in o["module"]}
@@ -83,7 +86,8 @@ def test_the_compiled_build_requires_every_library_mypy_reads() -> None:
     closure = _third_party_closure([ROOT / m for m in setup["COMPILED"]])
     assert {"sqlalchemy", "starlette", "numpy"} <= set(closure)    # (the walk follows)
     for top, where in sorted(closure.items()):
-        names = {d.lower() for d in distributions.get(top, [top])}
+        # (names compared as pip does: prometheus_client is prometheus-client)
+        names = {_requirement_name(d) for d in distributions.get(top, [top])}
         assert names & required or top in untyped, \
             f"{where.relative_to(ROOT)} imports {top}, not in setup.py's BUILD_REQUIRES"
     assert "mypy" in required
@@ -92,10 +96,6 @@ def test_the_compiled_build_requires_every_library_mypy_reads() -> None:
 #: libraries of development and learning that a host who only serves must not need
 NOT_FOR_SERVING = {"torch", "open_spiel", "pyspiel", "rlcard", "gymnasium", "pettingzoo",
                    "playwright", "mypy", "mypyc", "ruff", "pytest", "hypothesis", "ray"}
-
-
-def _requirement_name(requirement: str) -> str:
-    return re.split(r"[<>=!~; \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
 
 
 def test_serving_and_playing_install_no_development_or_learning_library() -> None:

@@ -58,11 +58,19 @@ from .terminal.app import play_command  # noqa: E402
 app.command("play")(play_command)
 
 
-# `baohuang serve` and `baohuang loadtest` (the game server): server/commands.py
-from .server.commands import loadtest_command, serve_command  # noqa: E402
+# `baohuang serve`, `baohuang loadtest`, `baohuang backup` and `baohuang restore` (the
+# game server and its database): server/commands.py
+from .server.commands import (  # noqa: E402
+    backup_command,
+    loadtest_command,
+    restore_command,
+    serve_command,
+)
 
 app.command("serve")(serve_command)
 app.command("loadtest")(loadtest_command)
+app.command("backup")(backup_command)
+app.command("restore")(restore_command)
 
 # `baohuang cluster` (nodes, PostgreSQL, Redis and HAProxy on this machine): server/cluster
 from .server.cluster.command import cluster_command  # noqa: E402

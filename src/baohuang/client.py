@@ -238,6 +238,8 @@ class _Session:
         self.missing_since: float | None = None
         #: what view_from_dict made of our view's unchanged fields
         self.kept: Kept = {}
+        #: the game after which this seat said 准备 (ready) on this connection
+        self.ready_sent: int | None = None
 
     async def run(self, ws: Any) -> bool:
         """Play on one connection; True when finished."""
@@ -245,6 +247,7 @@ class _Session:
                                   "as": "watcher" if self.watch else "player",
                                   "version": self.version}))
         self.acted_at = None
+        self.ready_sent = None     # (a new connection: the table says again who is ready)
         result = self.result
         on_message = self.on_message
         async for raw in ws:
@@ -296,6 +299,7 @@ class _Session:
             self.joined, self.missing_since = True, None
             self._table(msg)
             await self._unhost(ws)
+            await self._ready(ws)
         elif kind == "snapshot":
             self.version = msg["version"]
             view = self.view = dict(msg["view"])    # ours to change (not the message's)
@@ -308,6 +312,9 @@ class _Session:
             if msg["match"]["over"] or (self.games is not None
                                         and len(self.result.games) >= self.games):
                 self.done = True
+            elif not self.watch and self.ready_sent != msg["game"]:
+                self.ready_sent = msg["game"]
+                await ws.send(_encode({"type": "ready"}))     # 准备: on to the next game
         elif kind == "error":
             self.result.errors.append(msg)
             code = msg.get("code")
@@ -320,6 +327,9 @@ class _Session:
                 raise ClientError(404, code, msg.get("message", ""))
             if code == "stale":
                 self.acted_at = None          # a newer update is on its way: act on it
+            elif code == "rate_limited" and msg.get("ref") == "ready":
+                await asyncio.sleep(0.1)      # too fast: say 准备 again
+                await ws.send(_encode({"type": "ready"}))
             elif code == "rate_limited" and msg.get("ref") == "act" and self.last is not None:
                 await asyncio.sleep(0.1)      # too fast: send the same decision again
                 self.acted_at = None
@@ -331,6 +341,19 @@ class _Session:
         if msg["table"]["status"] in ("finished", "dissolved") and self.result.games and \
                 self.result.games[-1]["match"]["over"]:
             self.done = True
+
+    async def _ready(self, ws: Any) -> None:
+        """准备 at a table that waits between games for this seat (after a reconnect: the
+        game_over that asked for it went by)."""
+        seat, table = self.result.seat, self.result.table
+        ready = table.get("ready")
+        if self.watch or self.done or seat is None or not ready or seat in ready["seats"] \
+                or self.ready_sent == table.get("game"):
+            return
+        if self.games is not None and len(self.result.games) >= self.games:
+            return
+        self.ready_sent = table.get("game")
+        await ws.send(_encode({"type": "ready"}))
 
     async def _unhost(self, ws: Any) -> None:
         seat = self.result.seat

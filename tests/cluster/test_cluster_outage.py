@@ -285,9 +285,8 @@ async def _every_write(url: str, pg: Postgres, clocks: Clocks) -> None:
                                             for raw, start in zip(seats, starts,
                                                                   strict=True))), 120)
     await _away(pg)
-    due = clock.next_due()
-    assert due is not None
-    await asyncio.to_thread(clock.advance_to, due)         # (the next game's deal)
+    for raw in seats:                  # 准备: the last one ready deals the next game
+        await raw.send({"type": "ready"})
     await _resumed(pg, clock, everyone)
     for raw in everyone:
         assert (await raw.recv_type("snapshot"))["game"] == 1

@@ -376,7 +376,9 @@ def test_the_doc_lists_every_observation_block() -> None:
                                     "pyspiel.load_game("])
 def test_the_doc_examples_run(needle: str, capsys: pytest.CaptureFixture[str]) -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
-    [code] = [b for b in blocks if needle in b]
+    # (the training examples take minutes: test_trainers.py runs them scaled down)
+    [code] = [b for b in blocks if needle in b and not any(
+        trainer in b for trainer in ("MaskablePPO(", "DMCTrainer("))]
     assert len(code.strip().splitlines()) <= 12
     exec(compile(code, str(DOC), "exec"), {})
     assert capsys.readouterr().out.strip()

@@ -9,8 +9,9 @@ from rlcard.agents import RandomAgent
 
 import baohuang as bh
 import baohuang.env  # (importing it registers the environment)
-from baohuang.env.actions import N_ACTIONS
-from baohuang.env.observation import OBS_SIZE
+from baohuang.env.action_features import ACTION_FEATURE_SIZE, action_features
+from baohuang.env.actions import N_ACTIONS, PLAY_BASE, PLAY_KEYS, describe, legal_indexes
+from baohuang.env.observation import OBS_SIZE, observe
 
 
 @pytest.mark.parametrize("preset", list(bh.PRESETS))
@@ -64,3 +65,51 @@ def test_the_same_seed_deals_the_same_games() -> None:
         return list(env.run()[1])
 
     assert payoffs(5) == payoffs(5)
+
+
+def test_actions_have_features_as_in_rlcards_dou_dizhu() -> None:
+    env = rlcard.make("baohuang", config={"seed": 3})
+    assert env.action_shape == [[ACTION_FEATURE_SIZE]] * 5
+    table = action_features()
+    # every index has features of its own: a network reading them can tell every
+    # action apart
+    assert len(np.unique(table, axis=0)) == N_ACTIONS
+    state, _ = env.reset()
+    np.random.seed(3)
+    plays = 0
+    while not env.is_over():
+        assert type(state["legal_actions"]) is dict
+        for index, feature in state["legal_actions"].items():
+            assert np.array_equal(feature, table[index])
+            assert np.array_equal(env.get_action_feature(index), feature)
+            if describe(index).startswith("play"):
+                plays += 1
+                # the cards per slot and their count are those of the play
+                key = PLAY_KEYS[index - PLAY_BASE]
+                assert int(feature[35]) == key.n + key.sj + key.bj + key.th
+                assert int(feature[14:30].sum()) == int(feature[35])
+        state, _ = env.step(int(np.random.choice(list(state["legal_actions"]))))
+    assert plays > 100
+
+
+@pytest.mark.parametrize("preset", list(bh.PRESETS))
+def test_observations_are_those_of_the_view_after_steps_and_steps_back(preset: str) -> None:
+    env = rlcard.make("baohuang", config={"seed": 6, "game_preset": preset,
+                                          "allow_step_back": True})
+    state, player = env.reset()
+    rng = np.random.default_rng(6)
+    steps = 0
+    while not env.is_over():
+        view = env.game.game.view(player)
+        assert np.array_equal(state["obs"], observe(view))
+        assert list(state["legal_actions"]) == legal_indexes(view)
+        if steps % 10 == 0:                      # (every seat's, now and then)
+            for seat in range(5):
+                other = env.get_state(seat)
+                assert np.array_equal(other["obs"], observe(env.game.game.view(seat)))
+        legal = list(state["legal_actions"])
+        state, player = env.step(legal[rng.integers(len(legal))])
+        steps += 1
+        if steps % 25 == 0:                      # back one step, then on again
+            state, player = env.step_back()
+    assert steps > 50

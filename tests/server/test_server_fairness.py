@@ -23,6 +23,15 @@ compared exactly. No step waits on a real clock.
 
 The deals are the server's own shuffle of a practice table's seed; only deal B's swap is
 put in, by wrapping the table's dealing function in this (in-process) server.
+
+Besides, seats drop (their socket closes) and come back at random moments, and one may
+leave the game (逃跑, at tables whose game plays on after it); while the Guard decides,
+G, X or the Emperor may drop or leave instead of turning 托管 on.  A server bot sits at
+one seat of most deals (neither G nor X; every level in turn: the expert level as the
+Emperor, where it plays as the hard level and so alike at both tables), its answers
+timed on the table's clock.  Three presets: ``shandong`` (card mode),
+``lianzhong_classic`` (call mode) and ``wurenju`` (五人局: call mode, the called card
+above the jokers); each with the away grace longer than the Guard's pause and shorter.
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ from helpers import QUICK, quick_first
 from server_support import LOOSE_CONFIG, Clocks
 from table_sockets import Side, Sock, until
 
-from baohuang.bots import hosted_action
+from baohuang.bots import Bot, hosted_action, make_bot
 from baohuang.client import Client, view_from_dict
 from baohuang.engine.cards import GUARD_CARD, Card, Rank, parse_card
 from baohuang.engine.match import Match
@@ -52,12 +61,29 @@ from baohuang.server.table import tables as table_module
 from baohuang.server.table.dealing import new_match
 
 #: deals (practice seeds) tried per preset; each is played as far as the two deals
-#: stay alike. ``shandong``: card mode; ``lianzhong_classic``: call mode
-PRESETS = {"shandong": range(2, 7), "lianzhong_classic": range(1, 12)}
-#: 托管 turned on while the Guard decides, deal by deal: by G, by X, by both one after
-#: the other (in either order), by the Emperor
-PROBES = ["guard", "other", "guard+other", "other+guard", "emperor"]
+#: stay alike. ``shandong``: card mode; ``lianzhong_classic`` and ``wurenju`` (五人局):
+#: call mode
+PRESETS = {"shandong": range(2, 7), "lianzhong_classic": range(1, 12),
+           "wurenju": range(1, 8)}
+#: what happens while the Guard decides, deal by deal, step by step (``/``): 托管 turned
+#: on by G, by X, by both one after the other (in either order), by the Emperor; G, X or
+#: the Emperor drops or leaves — a number: the clock moves on that many seconds (a
+#: Guard who dropped has not answered, and another seat leaving must not move his time)
+PROBES = ["hosted:guard", "hosted:other", "hosted:guard/hosted:other",
+          "hosted:other/hosted:guard", "hosted:emperor", "drop:guard/0.5/leave:emperor",
+          "drop:other/0.5/leave:emperor", "leave:guard", "leave:other",
+          "drop:emperor/0.9/drop:guard"]
+#: the server bot at a seat of each deal, in turn (``None``: five people)
+BOTS = ["normal", "expert", "easy", "hard", None]
 PAUSE, HOSTED_DELAY = 3.0, 0.5
+#: steps played in step at least, a deal (``wurenju``'s called card is above the jokers:
+#: the hands of G and X, which differ by it, come to play differently sooner)
+MIN_STEPS = {"shandong": 30, "lianzhong_classic": 30, "wurenju": 20}
+#: the away grace: longer than the Guard's pause, and shorter
+GRACES = {"long": 600.0, "short": 1.0}
+#: (preset, grace) of each run; ``make check`` runs the first
+RUNS = [("shandong", "long"), ("lianzhong_classic", "short"), ("wurenju", "long"),
+        ("shandong", "short"), ("lianzhong_classic", "long"), ("wurenju", "short")]
 
 
 # -- the deals ----------------------------------------------------------------------------
@@ -74,16 +100,23 @@ class Deal:
     guard_card: Card
     plain: dict[int, Card]             # X's card of the same rank, by X
     rank: Rank                         # plays with this rank are not chosen
+    bots: dict[int, str]               # the server bots' seats
 
 
-def _deal(preset: str, seed: int) -> Deal | None:
-    """Deal A, its role phase taken as the test takes it (as 托管 would) up to the
-    Guard's decision; ``None`` if it has no Guard apart from the Emperor, or no X."""
+def _deal(preset: str, seed: int, bots: dict[int, str] | None = None) -> Deal | None:
+    """Deal A, its role phase taken as the test takes it (as 托管 would; ``bots``: the
+    seats of server bots, which decide for themselves as at the table) up to the Guard's
+    decision; ``None`` if it has no Guard apart from the Emperor, or no X."""
     game = Match(RuleSet.preset(preset), seed).game
+    players: dict[int, Bot] = {seat: make_bot(name, seed + seat)   # (as a table makes them)
+                               for seat, name in (bots or {}).items()}
     while game.stage not in (Stage.GUARD, Stage.PLAY, Stage.OVER):
         seat = game.to_act
         assert seat is not None
-        game.apply(hosted_action(game.view(seat), game.legal_actions()))
+        if seat in players:
+            game.apply(players[seat].choose(game.view(seat), game.legal_actions()))
+        else:
+            game.apply(hosted_action(game.view(seat), game.legal_actions()))
     guard, emperor = game.guard, game.emperor
     if game.stage is not Stage.GUARD or guard is None or emperor is None or guard == emperor:
         return None
@@ -98,7 +131,27 @@ def _deal(preset: str, seed: int) -> Deal | None:
                  for c in state.hands[s] if c.rank is card.rank and c.suit != card.suit}
     if not plain:
         return None
-    return Deal(preset, seed, guard, emperor, sorted(plain), card, plain, card.rank)
+    return Deal(preset, seed, guard, emperor, sorted(plain), card, plain, card.rank,
+                dict(bots or {}))
+
+
+def _cast(preset: str, seed: int, level: str | None) -> tuple[Deal, int] | None:
+    """Deal A with X chosen, and a server bot of ``level`` at a seat that is neither G
+    nor X (the expert level: the Emperor's) if the role phase goes the same with it."""
+    deal = _deal(preset, seed)
+    if deal is None:
+        return None
+    other = random.Random(deal.seed).choice(deal.others)
+    if level is None:
+        return deal, other
+    seats = [deal.emperor] if level == "expert" else \
+        [s for s in range(5) if s not in (deal.guard, other, deal.emperor)]
+    for seat in seats:
+        with_bot = _deal(preset, seed, {seat: level})
+        if with_bot is not None and (with_bot.guard, with_bot.emperor) == \
+                (deal.guard, deal.emperor) and other in with_bot.others:
+            return with_bot, other
+    return deal, other
 
 
 # -- the decisions ------------------------------------------------------------------------
@@ -121,16 +174,20 @@ def choose(view: dict[str, Any], rank: Rank) -> str:
 async def _side(url: str, owner: Client, tokens: list[str], deal: Deal,
                 clocks: Clocks) -> Side:
     table = await owner.create_table(practice=True, seed=deal.seed, timeout=600.0,
-                                     preset=deal.preset)
+                                     preset=deal.preset,
+                                     options={"leave_ends_game": False},
+                                     bots={str(seat): name for seat, name in deal.bots.items()})
     clock = clocks.tables[table["id"]]
     side = Side(url, table, tokens, clock)
     for index, token in enumerate(tokens):
+        if index in deal.bots:
+            continue                       # (people take the free seats in order)
         sock = await Sock.open(url, token, clock)
         await sock.send({"type": "join", "table": table["id"]})
         await sock.wait("table", 1)
         side.seats[index] = sock
         side.history[index] = [sock]
-        if index == 0:
+        if side.watcher is None:
             for kind in ("watcher", "probe"):
                 watcher = await Sock.open(url, None, clock)
                 await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
@@ -172,30 +229,48 @@ async def _hostile(side: Side, kind: str, seat: int, *, settle: bool = True) -> 
         else:
             side.hosted.discard(seat)
         await until(lambda: bool(sock.seats_shown[seat]["hosted"]) is on)
-    elif kind == "reconnect":
+    elif kind in ("reconnect", "drop", "leave"):
         watcher = side.watcher
         assert watcher is not None
+        if kind == "leave":                # (逃跑: 托管 plays the seat to the end)
+            await sock.send({"type": "leave"})
+            await sock.wait("left", 1)
+            side.left.add(seat)
+            side.hosted.add(seat)
         await sock.close()
+        side.away.add(seat)
         # (the others hear of the disconnect before the seat comes back)
         await until(lambda: not watcher.seats_shown[seat]["connected"])
+        if kind == "reconnect":
+            await _hostile(side, "rejoin", seat, settle=False)
+    elif kind == "rejoin":
         new = await Sock.open(side.url, side.tokens[seat], side.clock)
         await new.send({"type": "join", "table": side.table["id"]})
         await new.wait("snapshot", 1)
         side.seats[seat] = new
         side.history[seat].append(new)
+        side.away.discard(seat)
     if settle:
         await side.settle(before)
 
 
-def _revealed(one: str, two: str) -> bool:
+def _revealed(one: str, two: str, dealt: tuple[int, int]) -> bool:
     """Whether the first message that differs is one by which the rules show the Guard
     to all: the Guard's card played (a ``reveal`` event), the lead after a player went out
     passed to his teammate (接风, docs/rules.md §7.3), or the game's end (every hand
-    shown)."""
+    shown) — or one where the deals differ in public by what they are dealt: 托管, playing
+    for G or X (``dealt``: who dropped, left or turned it on), moves differently from the
+    two hands, which differ by the swapped card (the test's own moves for G and X never
+    do: they leave that rank alone)."""
     first, second = json.loads(one), json.loads(two)
     if first["type"] == "game_over" or second["type"] == "game_over":
         return True
     events = [e for m in (first, second) if m["type"] == "update" for e in m["events"]]
+    if first["type"] == second["type"] == "update" and first["events"] and second["events"]:
+        move_a, move_b = first["events"][0], second["events"][0]
+        if move_a.get("seat") == move_b.get("seat") and move_a.get("seat") in dealt \
+                and {move_a["type"], move_b["type"]} <= {"play", "pass"}:
+            return True
     return any(e.get("type") == "reveal" for e in events) or (
         first["type"] == second["type"] == "update" and any(
             event.get("type") == "lead" and event.get("reason") == "lead_after_out"
@@ -214,14 +289,19 @@ def _normalized(stream: list[tuple[float, str]], side: Side) -> list[tuple[float
 Streams = dict[int | None, tuple[list[tuple[float, str]], list[tuple[float, str]]]]
 
 
-async def _play_pair(url: str, deal: Deal, clocks: Clocks,
+async def _play_pair(url: str, deal: Deal, other: int, clocks: Clocks,
                      swaps: list[tuple[int, int, Card, Card] | None], probe: str
                      ) -> tuple[Streams, int, int, int]:
-    """Play ``deal`` at two tables in step; the streams to compare, the number of steps,
-    how many hostile inputs were sent and whether the Guard's decision was passed."""
+    """Play ``deal`` at two tables in step (X: ``other``); the streams to compare, the
+    number of steps, how many hostile inputs were sent and whether the Guard's decision
+    was passed."""
     guard, emperor = deal.guard, deal.emperor
     rng = random.Random(deal.seed)
-    other = rng.choice(deal.others)
+    assert rng.choice(deal.others) == other
+    people = [s for s in range(5) if s not in deal.bots]
+    # (the Emperor, or if a bot plays him the other seat that is neither G nor X)
+    third = emperor if emperor in people else \
+        next(s for s in people if s not in (guard, other, emperor))
     owner = Client(url)
     await owner.guest("owner")
     players = []
@@ -234,7 +314,7 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     a = await _side(url, owner, players, deal, clocks)
     b = await _side(url, owner, players, deal, clocks)
     steps = hostile = 0
-    decided, probed = 0, False
+    decided, probed, leaves = 0, False, 0
     while not a.over() and not b.over():
         seat_a, seat_b = a.actor(), b.actor()
         if seat_a is None and seat_b is None:
@@ -245,15 +325,23 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
             # the hidden decision: G decides in deal A, X in deal B
             assert (seat_a, seat_b) == (guard, other)
             if not decided:
-                # 托管 on while the Guard decides; both toggles of G and X come before the
-                # answer, which shows only when the Guard's pause ends
-                seats = {"guard": [guard], "other": [other], "guard+other": [guard, other],
-                         "other+guard": [other, guard], "emperor": [emperor]}[probe]
+                # 托管 on, a drop or a leave while the Guard decides; all of them come
+                # before the answer, which shows only when the Guard's pause ends
+                seats = {"guard": guard, "other": other, "emperor": third}
                 for side in (a, b):
-                    for seat in seats:
-                        await _hostile(side, "hosted", seat, settle=False)
+                    for step in probe.split("/"):
+                        kind, _, who = step.partition(":")
+                        if not who:
+                            await asyncio.to_thread(side.clock.advance_to,
+                                                    side.clock.now() + float(kind))
+                            await side.quiet()
+                        elif seats[who] not in side.left:
+                            if seats[who] in side.away:     # (dropped before: back first)
+                                await _hostile(side, "rejoin", seats[who], settle=False)
+                            await _hostile(side, kind, seats[who], settle=False)
                     await side.settle(side.version())
-                hostile += len(seats)
+                hostile += probe.count(":")
+                leaves += probe.count("leave:")
                 decided += 1
                 probed = True
                 continue
@@ -270,16 +358,23 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
             break
         choice = rng.random()
         if choice < 0.25:
-            kind = rng.choice(["out_of_turn", "resync", "hosted", "reconnect"])
-            seat = rng.choice([s for s in range(5) if s not in (seat_a, seat_b)
-                               or kind != "out_of_turn"])
-            if kind == "hosted" and ((seat not in a.hosted and a.hosted_on.get(seat, 0) >= 3)
-                                     or (not probed and seat in (guard, other))):
-                # (a fourth time would lock it on; G and X are kept off 托管 until the
-                # probe, so that the Guard decides with every deal's probe)
+            kind = rng.choice(["out_of_turn", "resync", "hosted", "reconnect", "drop",
+                               "rejoin", "leave"])
+            seat = rng.choice([s for s in people if s not in a.left
+                               and (s not in (seat_a, seat_b) or kind != "out_of_turn")])
+            if seat in a.away:
+                kind = "rejoin"            # (what an absent player can do: come back)
+            elif kind == "rejoin" or (kind == "leave" and leaves):
+                kind = "drop"
+            if (kind == "hosted" and seat not in a.hosted and a.hosted_on.get(seat, 0) >= 3) \
+                    or (not probed and seat in (guard, other)
+                        and kind in ("hosted", "drop", "leave")):
+                # (a fourth time would lock it on; G and X are kept at the table and off
+                # 托管 until the probe, so that the Guard decides with every deal's probe)
                 kind = "resync"
             for side in (a, b):
                 await _hostile(side, kind, seat)
+            leaves += kind == "leave"
             hostile += 1
             steps += 1
             continue
@@ -297,7 +392,7 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     for side in (a, b):                    # all that was sent has come in
         await side.quiet()
     streams: Streams = {}
-    receivers: list[int | None] = [s for s in range(5) if s not in (guard, other)]
+    receivers: list[int | None] = [s for s in people if s not in (guard, other)]
     for receiver in [*receivers, None]:
         streams[receiver] = (_normalized(a.stream(receiver), a),
                              _normalized(b.stream(receiver), b))
@@ -308,9 +403,10 @@ async def _play_pair(url: str, deal: Deal, clocks: Clocks,
     return streams, steps, hostile, decided
 
 
-@pytest.mark.parametrize("preset", quick_first(PRESETS))   # (make check: shandong)
+@pytest.mark.parametrize("run", quick_first(RUNS, ids="-".join))  # (make check: the first)
 def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preset: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: tuple[str, str]) -> None:
+    preset, grace = run
     swaps: list[tuple[int, int, Card, Card] | None] = []
     dealing = new_match
 
@@ -327,26 +423,29 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
         return match
     monkeypatch.setattr(table_module, "new_match", deal)
 
-    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.4,
                           hosted_delay=HOSTED_DELAY, guard_pause=PAUSE, next_game_delay=0.0,
-                          away_grace=600.0, tables_per_user=100, rate_per_second=1000.0,
-                          burst=1000, **LOOSE_CONFIG)
-    deals = [d for d in (_deal(preset, s) for s in PRESETS[preset]) if d is not None][:5]
-    assert len(deals) == 5
-    deals = deals[:2] if QUICK else deals        # (make check: the first two)
+                          away_grace=GRACES[grace], tables_per_user=100,
+                          rate_per_second=1000.0, burst=1000, **LOOSE_CONFIG)
+    casts = [c for c in (_cast(preset, s, BOTS[n % len(BOTS)])
+                         for n, s in enumerate(PRESETS[preset])) if c is not None][:5]
+    assert len(casts) == 5
+    casts = casts[:2] if QUICK else casts        # (make check: the first two)
+    start = 5 + RUNS.index(run) * 3              # (each run its own probes)
     totals = {"steps": 0, "hostile": 0, "decided": 0, "messages": 0}
     clocks = Clocks()
     with ServerThread(config, clocks=clocks) as server:
-        for number, one in enumerate(deals):
+        for number, (one, other) in enumerate(casts):
+            probe = PROBES[(start + number) % len(PROBES)]
             streams, steps, hostile, decided = asyncio.run(
-                _play_pair(server.url, one, clocks, swaps, PROBES[number % len(PROBES)]))
+                _play_pair(server.url, one, other, clocks, swaps, probe))
             for seat, (seen_a, seen_b) in streams.items():
                 same = 0
                 for (at_a, one_text), (at_b, two_text) in zip(seen_a, seen_b, strict=False):
                     if one_text != two_text:
                         # (the events of one move come in one update: the reveal may be
                         # a later event of it)
-                        assert _revealed(one_text, two_text), \
+                        assert _revealed(one_text, two_text, (one.guard, other)), \
                             (one.seed, seat, same, one_text, two_text)
                         break
                     assert at_a == at_b, (one.seed, seat, same, at_a, at_b, one_text)
@@ -358,5 +457,6 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
             totals["hostile"] += hostile
             totals["decided"] += bool(decided)
     # every deal went through the Guard's hidden decision, with hostile inputs on the way
-    assert totals["decided"] == len(deals), totals
-    assert totals["hostile"] >= 5 * len(deals) and totals["steps"] >= 30 * len(deals), totals
+    assert totals["decided"] == len(casts), totals
+    assert totals["hostile"] >= 5 * len(casts), totals
+    assert totals["steps"] >= MIN_STEPS[preset] * len(casts), totals

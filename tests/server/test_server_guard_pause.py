@@ -42,9 +42,12 @@ class Table:
         #: (clock time, message) as each socket received them, in order
         self.log: dict[int | None, list[tuple[float, dict[str, Any]]]] = {
             i: [] for i in [*range(5), None]}
+        #: seats whose player left the table or dropped (their sockets are not read)
+        self.gone: set[int] = set()
 
     def raws(self) -> list[tuple[int | None, Raw]]:
-        return [*enumerate(self.seats), (None, self.watcher)]
+        return [*((seat, raw) for seat, raw in enumerate(self.seats) if seat not in self.gone),
+                (None, self.watcher)]
 
     async def quiet(self, sender: int | None = None) -> None:
         """Until every socket has what the table sent so far (stamped with now).
@@ -130,9 +133,9 @@ class Table:
         raise AssertionError(f"seat {seat} was never shown the end of {stage}")
 
 
-async def _table(url: str, clocks: Clocks, seed: int) -> Table:
+async def _table(url: str, clocks: Clocks, seed: int, **spec: Any) -> Table:
     clients = await guests(url, 5, f"s{seed}-")
-    spec = await clients[0].create_table(practice=True, seed=seed, timeout=TIMEOUT)
+    spec = await clients[0].create_table(practice=True, seed=seed, timeout=TIMEOUT, **spec)
     watcher = await Raw.connect(url)
     await watcher.send({"type": "join", "table": spec["id"], "as": "watcher"})
     seats = [await Raw.connect(url, client.token) for client in clients]
@@ -287,3 +290,115 @@ def test_reconnecting_never_delays_the_hosted_answer(server: tuple[str, Clocks])
     moved = [at for at, m in table.log[None]
              if m["type"] == "update" and any(e.get("seat") == seat for e in m["events"])]
     assert moved and moved[0] == on_at + HOSTED_DELAY, (moved, on_at)
+
+
+async def _gone(table: Table, seat: int, event: str) -> None:
+    """``seat``'s player leaves the table (逃跑) or drops (his socket closes); until
+    every socket left has heard of it."""
+    raw = table.seats[seat]
+    table.gone.add(seat)
+    if event == "leave":
+        await raw.send({"type": "leave"})
+        await raw.recv_type("left")
+        await raw.close()
+    else:
+        await raw.close()
+    while True:
+        await table.quiet()
+        shown = [m for _, m in table.log[None] if m["type"] == "table"]
+        if shown and not shown[-1]["table"]["seats"][seat]["connected"]:
+            return
+
+
+def _told(table: Table, seat: int | None, since: float,
+          mark: dict[int | None, int]) -> list[tuple[float, str, Any]]:
+    """What ``seat``'s socket was sent after its first ``mark[seat]`` messages: when
+    (from ``since``), the message's type and the deadline it told, if any."""
+    out = []
+    for at, message in table.log[seat][mark[seat]:]:
+        deadline = message.get("deadline", message.get("table", {}).get("deadline"))
+        out.append((round(at - since, 6), message["type"], deadline))
+    return out
+
+
+def _emperor(table: Table) -> int:
+    emperor = table.watcher.view.get("emperor")
+    assert isinstance(emperor, int)
+    return emperor
+
+
+@pytest.mark.parametrize("event", ["leave", "drop"])
+def test_a_seat_going_while_the_guard_decides_moves_no_clock(
+        server: tuple[str, Clocks], event: str) -> None:
+    """A seat that leaves (逃跑, at a table whose game plays on) or drops while the Guard
+    decides is no part of the decision: the deadline everybody was shown stays, and the
+    answer shows when the pause ends — whether the Guard has answered already or not.
+    (Leaving used to restart the decision's clock: the deadline moved, and a Guard who
+    had not answered yet answered a second later than one who had.)"""
+    url, clocks = server
+
+    async def one(answered: bool) -> tuple[float, float, list[tuple[float, str, Any]]]:
+        table = await _table(url, clocks, seed=7, options={"leave_ends_game": False})
+        guard = await _to_the_guard(table)
+        emperor = _emperor(table)
+        began, mark = table.clock.now(), {s: len(log) for s, log in table.log.items()}
+        if answered:
+            await table.act(guard)
+        await table.advance_to(began + 1.0)
+        await _gone(table, next(s for s in range(5) if s not in (guard, emperor)), event)
+        while table.stage() == "guard":
+            due = table.clock.next_due()
+            assert due is not None
+            await table.advance_to(due)
+        return began, table.shown_at(None, "guard"), _told(table, None, began, mark)
+
+    for answered in (False, True):
+        began, shown, told = asyncio.run(one(answered))
+        deadlines = {d for at, _, d in told if d is not None and at < PAUSE}
+        assert deadlines == {ManualClock.EPOCH + began + PAUSE}, (answered, told)
+        assert shown == began + PAUSE, (answered, told)
+    assert asyncio.run(one(False))[2] == asyncio.run(one(True))[2]
+
+
+@pytest.fixture(scope="module")
+def short_grace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Clocks]]:
+    """A server whose away grace (1 s) is shorter than the Guard's pause (3 s)."""
+    clocks = Clocks()
+    path = tmp_path_factory.mktemp("grace") / "bh.db"
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", hosted_delay=HOSTED_DELAY,
+                          bot_delay=0.0, guard_pause=PAUSE, next_game_delay=600.0,
+                          away_grace=1.0, **LOOSE_CONFIG)
+    with ServerThread(config, clocks=clocks) as running:
+        yield running.url, clocks
+
+
+@pytest.mark.parametrize("event", ["leave", "drop"])
+def test_the_guard_going_while_he_decides_looks_like_anyone_going(
+        short_grace: tuple[str, Clocks], event: str) -> None:
+    """While the Guard decides, the Guard's seat dropping or leaving and another seat's
+    send the others the same number of messages at the same times with the same
+    deadlines — also where the away grace ends within the Guard's pause (the Guard's
+    grace ending used to send everybody one more ``table`` message).  Once the answer
+    shows, who went is public, and so is what follows."""
+    url, clocks = short_grace
+
+    async def one(guard_goes: bool) -> dict[str, list[tuple[float, str, Any]]]:
+        table = await _table(url, clocks, seed=7, options={"leave_ends_game": False})
+        guard = await _to_the_guard(table)
+        emperor = _emperor(table)
+        rebels = [s for s in range(5) if s not in (guard, emperor)]
+        began, mark = table.clock.now(), {s: len(log) for s, log in table.log.items()}
+        # (gone at 0.9 s: 0.9 + 1.0 - 0.9 rounds below 1.0 — the grace ends at the very
+        # instant its timer is set for all the same)
+        await table.advance_to(began + 0.9)
+        await _gone(table, guard if guard_goes else rebels[0], event)
+        await table.advance_to(began + PAUSE)
+        assert table.stage() != "guard"
+        told = {"watcher": _told(table, None, began, mark),
+                "emperor": _told(table, emperor, began, mark),
+                "rebel": _told(table, rebels[-1], began, mark)}
+        # (the next decision's deadline, shown with the answer, is whose turn it is)
+        return {key: [(at, kind, deadline if at < PAUSE else None)
+                      for at, kind, deadline in seen] for key, seen in told.items()}
+
+    assert asyncio.run(one(True)) == asyncio.run(one(False))

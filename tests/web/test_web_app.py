@@ -184,7 +184,7 @@ def test_axe_finds_nothing_on_the_score_sheet_history_and_leaderboard(browser: B
 
 #: every badge the table draws (tableview.js, model.js' roleBadges), and the 托管 switch on
 BADGES = ("emperor", "guard", "solo", "rebel", "candidate", "hoe", "hosted", "place", "left",
-          "offline", "botlevel", "watcher", "level")
+          "offline", "botlevel", "watcher", "level", "ready")
 
 
 def test_every_badge_and_the_hosted_switch_are_readable(context: BrowserContext) -> None:

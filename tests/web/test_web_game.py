@@ -278,12 +278,14 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
     form.locator("[name=timeout]").fill("600")   # (no turn of this page's goes to 托管)
     form.locator("[name=fill_bots]").check()
     form.get_by_test_id("create-table").click()
+    page.get_by_test_id("start").click()       # (the bots take the empty seats now)
     page.get_by_test_id("hand").wait_for()
     assert page.get_by_test_id("totals").is_visible()
     assert page.evaluate("() => window.baohuang.screen.table.rules.tribute") is True
     play_game(page)
-    # (the next game begins half a second after the first ends: the first's sheet is
-    # read where it stays, behind the last-score button of the second)
+    # (the next game is dealt once this player is ready: the first's sheet is then read
+    # where it stays, behind the last-score button of the second)
+    page.get_by_test_id("ready").click()
     page.wait_for_function("() => window.baohuang.screen.game === 1 && window.baohuang.screen.view"
                            " && window.baohuang.screen.view.stage !== 'over'")
     events = page.evaluate("() => window.baohuang.screen.view.events.map(e => e.type)")

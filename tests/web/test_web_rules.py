@@ -140,9 +140,11 @@ def test_wurenju_table_through_the_form(page: Page) -> None:
                       .inner_text())
     page.get_by_test_id("counter-option").uncheck()
     form.get_by_test_id("create-table").click()
-    page.wait_for_selector("[data-testid=hand], [data-testid=create-error]")
+    page.wait_for_selector("[data-testid=start], [data-testid=create-error]")
     assert page.get_by_test_id("create-error").count() == 0, \
         page.get_by_test_id("create-error").inner_text()
+    page.get_by_test_id("start").click()       # (the bots take the empty seats now)
+    page.get_by_test_id("hand").wait_for()
     assert page.evaluate("() => window.baohuang.screen.table.counter") is False
     assert page.get_by_test_id("card-counter").count() == 0
     rules = page.evaluate("() => window.baohuang.screen.table.rules")

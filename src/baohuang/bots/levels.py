@@ -62,7 +62,7 @@ from .heuristic import HeuristicBot
 from .search.belief_search import BeliefSearchBot
 
 __all__ = ["EASY_SLIP", "EXPERT_ROLES", "EXPERT_THINK", "HARD_BOT", "LEVELS", "EasyBot",
-           "Level", "label", "level_bot", "offered_levels"]
+           "Level", "label", "level_bot", "offered_levels", "think_time"]
 
 #: Share of the easy level's plays made at random.
 EASY_SLIP: Final = 1 / 3
@@ -110,6 +110,20 @@ def offered_levels() -> tuple[Level, ...]:
     ``normal`` only where the learned bot is installed (it is a dependency-light part
     of the package, registered by its entry point)."""
     return LEVELS if is_bot(HARD_BOT) else LEVELS[:2]
+
+
+def think_time(bot: Bot | None) -> float:
+    """How long ``bot`` may think a move, seconds: a search bot's ``time_limit``, 0 for
+    a bot without one (it answers in about a millisecond).  The expert level thinks
+    this long only as a rebel; a server shows its answer after as long in every role
+    (``baohuang.server.table.autoplay``), so that nobody can time its role.
+
+    >>> from baohuang.bots import make_bot
+    >>> think_time(make_bot("expert", 1)), think_time(make_bot("normal", 1))
+    (0.8, 0.0)
+    """
+    limit = getattr(bot, "time_limit", None)
+    return float(limit) if isinstance(limit, int | float) else 0.0
 
 
 def label(name: str, lang: str = "en") -> str:

@@ -34,6 +34,7 @@ from baohuang.bots import Bot, hosted_action, make_bot
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex
 from .observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 from .pettingzoo_env import describe_game, make_rules
+from .spaces import ActionSpace
 
 __all__ = ["ENV_ID", "BaohuangGymEnv", "register"]
 
@@ -68,7 +69,7 @@ class BaohuangGymEnv(gym.Env[Observation, np.int64]):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(low=np.zeros(OBS_SIZE, dtype=np.float32),
                                             high=OBS_HIGH, dtype=np.float32)
-        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.action_space = ActionSpace(N_ACTIONS)     # (a Discrete: baohuang.env.spaces)
         self._observations = ObservationEncoder()
         self._actions = ActionEncoder()
         self.seat = seat if seat is not None else 0

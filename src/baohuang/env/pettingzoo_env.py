@@ -34,11 +34,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 import baohuang as bh
 
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, mask_of
 from .observation import OBS_HIGH, OBS_SIZE, observe
+from .spaces import ActionSpace
 from .values import ValuesEncoder, legal_indexes_of
 
 __all__ = ["env", "raw_env"]
@@ -80,7 +82,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
             "action_mask": spaces.Box(low=0, high=1, shape=(N_ACTIONS,), dtype=np.int8),
         })
         self.observation_spaces = {a: observation_space for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        # (Discrete spaces whose sample(mask) reads the mask once: baohuang.env.spaces)
+        self.action_spaces: dict[str, spaces.Discrete] = {a: ActionSpace(N_ACTIONS)
+                                                           for a in AGENTS}
         # the observations, from the view's values and the actions this environment
         # applied (``_synced``: the game's version after the last of them)
         self._observations = ValuesEncoder()
@@ -147,7 +151,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
             vector = np.frombuffer(data, dtype=np.float32).copy()
         else:       # (the game was changed from outside: the view, from scratch)
             vector = observe(self.game.view(seat))
-        return {"observation": vector, "action_mask": mask_of(indexes)}
+        mask = mask_of(indexes)
+        space = self.action_spaces[agent]
+        if type(space) is ActionSpace:
+            space.remember(mask, indexes)
+        return {"observation": vector, "action_mask": mask}
 
     def legal_indexes(self) -> list[int]:
         """The indexes of the legal actions of ``agent_selection`` (the 1s of its
@@ -236,8 +244,65 @@ def describe_game(game: bh.Game) -> str:
     return " · ".join(parts)
 
 
+class BoundsChecked(wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, an integer index checked by its
+    bounds directly (``Discrete.contains`` converts it to NumPy first); anything
+    else is checked as the wrapper checks it."""
+
+    def step(self, action: Any) -> None:
+        if type(action) is int or type(action) is np.int64:
+            if not 0 <= action < N_ACTIONS:
+                raise AssertionError("action is not in action space")
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper`` with the same checks, the attributes
+    its agent loop reads every step (``agents``, ``agent_selection`` and what
+    ``last()`` returns) read from the environment directly rather than through each
+    wrapper's ``__getattr__`` in turn."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw: raw_env = env.unwrapped
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self._raw.agents
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._raw.agent_selection
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._raw.last(observe)  # type: ignore[no-any-return]
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self._raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+
 def env(preset: str | bh.RuleSet = "shandong", **kwargs: Any) -> AECEnv:
-    """:class:`raw_env` in PettingZoo's usual wrappers (action bounds, call order)."""
-    wrapped = raw_env(preset, **kwargs)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """:class:`raw_env` in PettingZoo's usual wrappers (action bounds, call order:
+    subclasses of ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` that do
+    their checks with less work a step)."""
+    return OrderEnforcing(BoundsChecked(raw_env(preset, **kwargs)))

@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-__all__ = ["loadtest_command", "serve_command"]
+__all__ = ["MIN_METRICS_TOKEN", "backup_command", "loadtest_command", "restore_command",
+           "serve_command"]
+
+#: the shortest bearer token ``/metrics`` takes (one that can be guessed guards nothing)
+MIN_METRICS_TOKEN = 16
 
 
 def serve_command(
@@ -16,14 +21,17 @@ def serve_command(
     db: str | None = typer.Option(
         None, help="database URL (default: SQLite file data/baohuang.db; "
         "PostgreSQL: postgresql+asyncpg://user:password@host/name)"),
-    bot_delay: float = typer.Option(0.6, help="seconds a server bot waits before moving"),
+    bot_delay: float = typer.Option(
+        0.6, help="a server bot's answer shows this to twice this many seconds after its "
+        "turn began, plus its level's think time, the same in every role"),
     hosted_delay: float = typer.Option(0.5, help="seconds 托管 waits before moving"),
     guard_pause: float = typer.Option(
         6.0, help="seconds the Guard's 明保/暗保 decision lasts; its answer (the Guard's, a "
         "bot's or 托管's) is shown exactly then, so its timing tells nothing (0: off)"),
     away_grace: float = typer.Option(
         10.0, help="seconds a disconnected player's seat waits before 托管 plays it"),
-    next_game_delay: float = typer.Option(4.0, help="pause between the games of a match"),
+    next_game_delay: float = typer.Option(
+        4.0, help="pause between the games of a match of bots only (people say 准备)"),
     table_idle: float = typer.Option(
         3600.0, help="seconds a table may go without a connected player and a move before "
         "it is dissolved (its finished games are kept)"),
@@ -69,6 +77,12 @@ def serve_command(
     lease_ttl: float = typer.Option(
         5.0, help="seconds a cluster node's table lease and its alive key last unrenewed: "
         "a killed node's tables are taken over, and its players' seats let go, after this"),
+    metrics_token: str | None = typer.Option(
+        None, envvar="BAOHUANG_METRICS_TOKEN", show_default=False,
+        help="serve the figures for Prometheus at /metrics to a scraper that sends this "
+        "bearer token (Authorization: Bearer TOKEN; at least 16 characters, say from "
+        "`openssl rand -hex 32`); without it /metrics is off. Better given in the "
+        "environment variable than on the command line, which other users can see"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from limits import parse_many
@@ -91,7 +105,8 @@ def serve_command(
                           table_rate_address=table_rate_address,
                           table_rate_account=table_rate_account,
                           code_rate_address=code_rate_address,
-                          code_rate_account=code_rate_account)
+                          code_rate_account=code_rate_account,
+                          metrics_token=metrics_token or None)
     for hint, rate in (("--account-rate-address", account_rate_address),
                        ("--table-rate-address", table_rate_address),
                        ("--table-rate-account", table_rate_account),
@@ -107,6 +122,9 @@ def serve_command(
                                  param_hint="--max-header-line")
     if lease_ttl <= 0:
         raise typer.BadParameter("must be positive", param_hint="--lease-ttl")
+    if metrics_token and len(metrics_token) < MIN_METRICS_TOKEN:
+        raise typer.BadParameter(f"must have at least {MIN_METRICS_TOKEN} characters",
+                                 param_hint="--metrics-token")
     serve(host, port, config, log_level)
 
 
@@ -157,3 +175,42 @@ def loadtest_command(
         typer.echo(report.text())
     if report.errors or report.games_finished < tables * games:
         raise typer.Exit(1)
+
+
+_DB_HELP = ("database URL, as baohuang serve --db takes (default: SQLite file "
+            "data/baohuang.db; PostgreSQL: postgresql+asyncpg://user:password@host/name)")
+
+
+def backup_command(
+    file: Annotated[Path, typer.Argument(
+        help="the backup file to write (replaced if it exists)")],
+    db: str | None = typer.Option(None, help=_DB_HELP),
+) -> None:
+    """Copy the whole database into FILE, safely while the server runs: SQLite through
+    its online backup API, PostgreSQL through pg_dump (on PATH)."""
+    from .config import default_db_url
+    from .db.backup import BackupError, backup
+
+    try:
+        summary = backup(db or default_db_url(), file)
+    except BackupError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"backed up to {summary.text()}")
+
+
+def restore_command(
+    file: Annotated[Path, typer.Argument(help="a file baohuang backup wrote")],
+    db: str | None = typer.Option(None, help=_DB_HELP + "; it must be empty"),
+) -> None:
+    """Put a backup into an empty database (a new SQLite file, or a PostgreSQL database
+    made with createdb; pg_restore on PATH), then start the server on it."""
+    from .config import default_db_url
+    from .db.backup import BackupError, restore
+
+    try:
+        summary = restore(file, db or default_db_url())
+    except BackupError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"restored into {summary.text()}")

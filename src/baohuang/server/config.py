@@ -47,15 +47,18 @@ class ServerConfig:
     abuse_window: float = 10.0
     #: messages waiting to be sent to one connection before it is dropped as too slow
     send_queue: int = 256
-    #: pause before a 托管 move and before a server bot's move (so people can follow)
+    #: pause before a 托管 move (so people can follow) ...
     hosted_delay: float = 0.5
+    #: ... and before a server bot's: drawn between this and twice this, plus 1.25 times
+    #: its level's think time, the same in every role (``table/autoplay.py``)
     bot_delay: float = 0.6
     #: the Guard's pause: the Guard's 明保/暗保 decision lasts exactly this long (at most
     #: the table's think time) and its answer — his own, a bot's, 托管's, or 托管's for a
     #: timeout — is shown when it ends, so that when it comes tells nothing of who gave
     #: it or how (docs/rules.md §10; 0: off, the decision timed as any other)
     guard_pause: float = 6.0
-    #: pause between the games of a match
+    #: pause between the games of a match at a table of bots only (where people sit,
+    #: the next game waits for their 准备, or the table's countdown)
     next_game_delay: float = 4.0
     #: how long a disconnected player's seat waits before 托管 plays it
     away_grace: float = 10.0
@@ -110,3 +113,6 @@ class ServerConfig:
     #: permessage-deflate: off by default — event messages are a few hundred bytes, and
     #: compressing each one costs more CPU (server and client) than it saves
     ws_compression: bool = False
+    #: the bearer token a Prometheus scraper sends for ``GET /metrics``
+    #: (``Authorization: Bearer ...``); ``None``: ``/metrics`` is off (404)
+    metrics_token: str | None = None

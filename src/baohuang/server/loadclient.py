@@ -190,6 +190,9 @@ class _LeanSession:
                 info = table["seats"][seat]
                 if info and info["hosted"] and not info["locked"] and info["connected"]:
                     await ws.send(_encode({"type": "hosted", "on": False}).decode())
+                waiting = table.get("ready")
+                if waiting and seat not in waiting["seats"]:     # (back after a drop)
+                    await ws.send(_encode({"type": "ready"}).decode())
             if table["status"] in ("finished", "dissolved") and result.games and \
                     result.games[-1]["match"]["over"]:
                 self.done = True
@@ -198,6 +201,8 @@ class _LeanSession:
                 result.games.append(msg)
             if msg["match"]["over"]:
                 self.done = True
+            else:
+                await ws.send(_encode({"type": "ready"}).decode())   # 准备: the next game
         elif kind == "error":
             result.errors.append(msg)
             code = msg.get("code")
@@ -207,6 +212,9 @@ class _LeanSession:
                 await ws.close()
             elif code == "stale":
                 self.acted_at = None          # a newer update is on its way: act on it
+            elif code == "rate_limited" and msg.get("ref") == "ready":
+                await asyncio.sleep(0.1)      # too fast: say 准备 again
+                await ws.send(_encode({"type": "ready"}).decode())
             elif code == "rate_limited" and msg.get("ref") == "act":
                 await asyncio.sleep(0.1)      # too fast: send the answer again
                 self.acted_at = None

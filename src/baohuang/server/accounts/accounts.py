@@ -37,6 +37,7 @@ from limits.aio.storage import Storage as LimitStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from ..db.storage import NameTaken, Storage, UserRecord
+from ..metrics import ServerMetrics
 from .levels import level_for, next_level
 from .rating import DEFAULT_MU, DEFAULT_SIGMA, ordinal
 
@@ -190,8 +191,11 @@ class Accounts:
                  tables_per_address: str = "30/minute;300/hour;1000/day",
                  tables_per_account: str = "20/minute;200/hour;1000/day",
                  codes_per_address: str = "30/minute;300/hour;1000/day",
-                 codes_per_account: str = "20/minute;200/hour;600/day") -> None:
+                 codes_per_account: str = "20/minute;200/hour;600/day",
+                 metrics: ServerMetrics | None = None) -> None:
         self.storage = storage
+        #: where refused logins and tries refused by a limit are counted
+        self.metrics = metrics or ServerMetrics()
         #: sessions end after ``idle`` seconds unused and ``absolute`` seconds after login
         self.idle, self.absolute = idle, absolute
         self._limiter = MovingWindowRateLimiter(limit_storage(redis_url))
@@ -225,6 +229,7 @@ class Accounts:
             if not allowed:
                 stats = await limiter.get_window_stats(limit, *keys)
                 wait = max(1, math.ceil(stats.reset_time - time.time()))
+                self.metrics.rate_limited.labels(keys[0]).inc()
                 raise AccountError("rate_limited",
                                    f"too many tries: try again in {wait} s", retry_after=wait)
 
@@ -281,6 +286,7 @@ class Accounts:
                     ) -> tuple[str, UserRecord]:
         if not isinstance(name, str) or not isinstance(password, str) \
                 or len(password) > MAX_PASSWORD or len(name) > 4 * MAX_NAME:
+            self.metrics.login_failures.inc()
             raise AccountError("bad_credentials", "wrong name or password")
         key = name.strip().casefold()
         await self._hit(self._per_address, "login-address", address or "")
@@ -294,8 +300,10 @@ class Accounts:
         try:
             await _hash_work(_hasher.verify, digest, password)
         except (VerificationError, InvalidHashError):
+            self.metrics.login_failures.inc()
             raise AccountError("bad_credentials", "wrong name or password") from None
         if user is None:
+            self.metrics.login_failures.inc()
             raise AccountError("bad_credentials", "wrong name or password")
         if _hasher.check_needs_rehash(digest):
             await self.storage.set_password_hash(user.id,

@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from ..db.storage import Storage
+from ..metrics import ServerMetrics
 from .lease import Lease, Leases
 
 __all__ = ["Member", "Roster", "TableHost", "incarnation", "name_of", "node_name", "spread"]
@@ -117,11 +118,16 @@ class Member:
     """This node's leases, kept alive, and the tables it takes over."""
 
     def __init__(self, host: TableHost, storage: Storage, leases: Leases, node: str,
-                 ttl: float) -> None:
+                 ttl: float, metrics: ServerMetrics | None = None) -> None:
         self.host = host
         self.storage = storage
         self.leases = leases
         self.node = node
+        #: the name the node was given (its incarnation without the random part)
+        self.name = name_of(node)
+        #: counts the tables this node takes over (by its name: the same series after a
+        #: restart)
+        self.takeovers = (metrics or ServerMetrics()).takeovers.labels(self.name)
         self.ttl = ttl
         self.held: dict[str, Lease] = {}
         #: tables whose lease :meth:`hold_new` took and which the lobby has not added yet
@@ -219,6 +225,7 @@ class Member:
                 ok = False
             if ok:
                 log.info("cluster: node %s took table %s over", self.node, table_id)
+                self.takeovers.inc()
                 restored += 1
             else:
                 await self._let_go(table_id, taken)

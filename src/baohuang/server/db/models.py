@@ -5,7 +5,9 @@
 - ``sessions``: login tokens, stored as SHA-256 digests; ``created`` and ``last_used``
   (roughly: it is written at most once a minute) for their expiry.
 - ``tables``: a table's settings, seats and match totals; ``practice``: unrated;
-  ``counter``: the 记牌器 is shown; ``private``: not listed, free chat; ``fence``: the
+  ``counter``: the 记牌器 is shown; ``private``: not listed, free chat; ``ready_wait``:
+  the 准备 countdown between games (null: none); ``fill_bots``: the bot that fills the
+  seats still empty at the start (null: none); ``fence``: the
   fencing token of the node that may write the table's actions (0 on a single server;
   the token of its lease in Redis in a cluster, :mod:`baohuang.server.cluster`).
 - ``games``: one game of a table's match; ``hosted`` holds the 托管 state of its seats.
@@ -83,6 +85,8 @@ tables = Table(
     Column("counter", Boolean, nullable=False, server_default=true()),
     Column("private", Boolean, nullable=False, server_default=false()),
     Column("fence", BigInteger, nullable=False, server_default="0"),
+    Column("ready_wait", Float, nullable=True),
+    Column("fill_bots", String(32), nullable=True),
     Index("ix_tables_status", "status"),
 )
 

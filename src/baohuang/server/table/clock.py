@@ -1,4 +1,4 @@
-"""A table's clock: what time it is and a callback at a time.
+"""A table's clock: what time it is, a callback at a time, and work done meanwhile.
 
 The table actor reads time and sets timers only through a :class:`Clock`.  A
 server runs its tables on :class:`LoopClock` (the monotonic clock asyncio's
@@ -6,6 +6,12 @@ default loop runs on, and timers of the running loop); a test gives each table a
 :class:`ManualClock`, which stands still until the test moves it, so a test can
 drive turn deadlines, 托管 delays and the Guard's pause without sleeping and
 compare *when* things happen at two tables exactly.
+
+A server bot thinks in a worker thread (:meth:`Clock.compute`).  On a real clock its
+thinking takes the time it takes — which is why a table shows a bot's answer at a time
+drawn before it thinks (:mod:`.autoplay`), never when the thinking ends; on a
+:class:`ManualClock` thinking takes no time: the clock does not move on while any
+thinking started on it is running.
 
 >>> import asyncio
 >>> async def main() -> list[float]:
@@ -27,9 +33,11 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 __all__ = ["Clock", "ClockFactory", "LoopClock", "ManualClock", "Timer", "sleep"]
+
+T = TypeVar("T")
 
 
 class Timer(Protocol):
@@ -50,6 +58,10 @@ class Clock(Protocol):
     def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
         """Call ``callback`` (on the table's event loop) once ``now()`` reaches ``when``."""
 
+    def compute(self, work: Callable[[], T]) -> asyncio.Future[T]:
+        """Run ``work()`` in a worker thread, started now; its result (called on the
+        table's event loop)."""
+
 
 #: the clock of a new table, given its id (a server: the same :class:`LoopClock` for all)
 ClockFactory = Callable[[str], Clock]
@@ -69,6 +81,9 @@ class LoopClock:
     def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
         return asyncio.get_running_loop().call_later(max(0.0, when - time.monotonic()),
                                                      callback)
+
+    def compute(self, work: Callable[[], T]) -> asyncio.Future[T]:
+        return asyncio.get_running_loop().run_in_executor(None, work)
 
 
 async def sleep(clock: Clock, delay: float) -> None:
@@ -102,7 +117,9 @@ class ManualClock:
     Timers are set on the loop that sets them (the table's) and rung there, in the
     order of their times, each at its own time: the test thread that advances waits
     until each callback has run before the clock moves on.  ``wall()`` is ``now()``
-    counted from a fixed epoch, so two tables driven alike show the same deadlines."""
+    counted from a fixed epoch, so two tables driven alike show the same deadlines.
+    Work run by :meth:`compute` takes no time: the clock rings nothing and moves on
+    only once all of it has finished."""
 
     EPOCH = 1_800_000_000.0
 
@@ -111,6 +128,9 @@ class ManualClock:
         self._timers: list[tuple[float, int, _ManualTimer]] = []
         self._order = itertools.count()
         self._lock = threading.Lock()
+        #: work started by :meth:`compute` and not finished, told when some finishes
+        self._working = 0
+        self._worked = threading.Condition(self._lock)
 
     def now(self) -> float:
         return self._now
@@ -124,6 +144,21 @@ class ManualClock:
             heapq.heappush(self._timers, (when, next(self._order), timer))
         return timer
 
+    def compute(self, work: Callable[[], T]) -> asyncio.Future[T]:
+        with self._lock:
+            self._working += 1
+
+        def done() -> None:
+            with self._lock:
+                self._working -= 1
+                self._worked.notify_all()
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, work)
+        # (finished once whatever waits for its result has been told: after the
+        # future's other callbacks)
+        future.add_done_callback(lambda _: loop.call_soon(done))
+        return future
+
     def next_due(self) -> float | None:
         """When the next timer rings (``None``: none is set)."""
         with self._lock:
@@ -136,6 +171,9 @@ class ManualClock:
         its own time.  Called from a thread that is not the loop's (a test's)."""
         while True:
             with self._lock:
+                # (work started at this time is done at this time)
+                if not self._worked.wait_for(lambda: self._working == 0, 60.0):
+                    raise TimeoutError("a table's work did not finish")
                 while self._timers and self._timers[0][2].cancelled:
                     heapq.heappop(self._timers)
                 if not self._timers or self._timers[0][0] > when:

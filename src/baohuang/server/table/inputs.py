@@ -10,8 +10,8 @@ from ...engine.actions import Action
 from ..wire.protocol import ClientMessage
 from .subscriber import Subscriber
 
-__all__ = ["BotMove", "ClientInput", "Disconnect", "Input", "NextGame", "Route", "Stop",
-           "TimerFired", "Token"]
+__all__ = ["AwayCheck", "BotMove", "ClientInput", "Disconnect", "Input", "NextGame",
+           "ReadyDue", "Route", "Stop", "TimerFired", "Token"]
 
 Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
 
@@ -45,11 +45,24 @@ class NextGame:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadyDue:
+    """The countdown before game ``index`` ran out: it is dealt now (准备)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwayCheck:
+    """A seat's away grace may have run out: everyone is told it is on 托管 now."""
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     pass
 
 
-Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | Stop
+Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | ReadyDue | AwayCheck | \
+    Stop
 
 
 class Route(Protocol):

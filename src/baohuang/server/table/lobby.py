@@ -5,6 +5,10 @@ finished ones after a while.
 >>> spec = check_spec({"preset": "seed001_216", "games": 2, "bots": {"4": "hosted"}})
 >>> spec.rules.tribute, spec.rules.leave_ends_game, spec.games, spec.bots
 (True, False, 2, {4: 'hosted'})
+>>> spec = check_spec({"options": {"leave_ends_game": True}, "ready_wait": 20,
+...                    "fill_bots": "random"})
+>>> spec.rules.leave_ends_game, spec.ready_wait, spec.fill_bots
+(True, 20.0, 'random')
 >>> check_spec({"options": {"kaopia": True}})
 Traceback (most recent call last):
 ...
@@ -28,6 +32,7 @@ from ...engine.actions import Action
 from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import FencedWrite, Storage, UserRecord
+from ..metrics import Census, ServerMetrics
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
 from .outage import persist
@@ -45,6 +50,8 @@ log = logging.getLogger("baohuang.server")
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_GAMES = 50
 MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 600.0
+#: the shortest 准备 countdown between games (seconds)
+MIN_READY_WAIT = 1.0
 #: bounds of the whole-number rule options at a server table (checked at creation;
 #: an option not named here has the default bounds)
 INT_OPTION_BOUNDS: dict[str, tuple[int, int]] = {"leave_penalty": (0, 1000)}
@@ -75,6 +82,10 @@ class TableSpec:
     counter: bool = True
     #: not listed in the lobby; its players may chat freely
     private: bool = False
+    #: 准备's countdown between games (seconds; ``None``: wait for everyone)
+    ready_wait: float | None = None
+    #: the bot that fills the seats still empty when the owner starts
+    fill_bots: str | None = None
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -91,7 +102,7 @@ def check_spec(body: Any) -> TableSpec:
     if not isinstance(body, dict):
         raise LobbyError("bad_request", "the body must be a JSON object")
     known = {"preset", "options", "timeout", "games", "bots", "autostart", "seed", "practice",
-             "counter", "private"}
+             "counter", "private", "ready_wait", "fill_bots"}
     extra = sorted(set(body) - known)
     if extra:
         raise LobbyError("bad_request", f"unknown field {extra[0]!r}")
@@ -104,7 +115,11 @@ def check_spec(body: Any) -> TableSpec:
     try:
         # all options at once: some only make sense together (特画 and call mode)
         rules = RuleSet.preset(preset).with_options(options)
-        rules = rules.replace(leave_ends_game=False)
+        if "leave_ends_game" not in options:
+            # (a server table's own default: a player who leaves is played by 托管 to
+            # the game's end, 000/001's "点击退出按钮将由系统自动托管"; 002's "游戏自动结束"
+            # is the table's choice, docs/rules.md §10)
+            rules = rules.replace(leave_ends_game=False)
     except RuleError as exc:
         raise LobbyError("bad_rules", str(exc)[:300]) from None
     except (TypeError, ValueError, OverflowError):
@@ -135,9 +150,17 @@ def check_spec(body: Any) -> TableSpec:
         if not practice:
             raise LobbyError("bad_request", "'seed' may be chosen only at a practice table "
                              "(\"practice\": true, unrated)")
+    ready_wait: float | None = None
+    if body.get("ready_wait") not in (None, 0):
+        ready_wait = _number(body, "ready_wait", 0, MIN_READY_WAIT, MAX_TIMEOUT)
+    fill_bots = body.get("fill_bots")
+    if fill_bots is not None and (not isinstance(fill_bots, str)
+                                  or fill_bots not in bot_names()):
+        raise LobbyError("unknown_bot", f"unknown bot {str(fill_bots)[:40]!r} (one of: "
+                                        f"{', '.join(bot_names())})")
     name = preset if not options else None
     return TableSpec(name, rules, timeout, int(games), bots, autostart, seed, practice,
-                     counter, private)
+                     counter, private, ready_wait, fill_bots)
 
 
 
@@ -174,11 +197,14 @@ class Lobby:
     """All tables in memory."""
 
     def __init__(self, storage: Storage, config: ServerConfig,
-                 clocks: ClockFactory | None = None) -> None:
+                 clocks: ClockFactory | None = None,
+                 metrics: ServerMetrics | None = None) -> None:
         """``clocks``: the clock of each new table, given its id (by default real time
-        for all; a test gives each table a clock it moves by hand)."""
+        for all; a test gives each table a clock it moves by hand); ``metrics``: where
+        the tables record their figures (by default figures nobody reads)."""
         self.storage = storage
         self.config = config
+        self.metrics = metrics or ServerMetrics()
         real = LoopClock()
         self.clocks: ClockFactory = clocks or (lambda table_id: real)
         self.tables: dict[str, Table] = {}
@@ -197,7 +223,8 @@ class Lobby:
             leases = Leases.from_url(config.redis_url)
             # (this process: a node restarted under its name is a new member)
             node = incarnation(config.node or node_name())
-            self.cluster = Member(self, storage, leases, node, config.lease_ttl)
+            self.cluster = Member(self, storage, leases, node, config.lease_ttl,
+                                  self.metrics)
             self.relay = Relay(leases.redis, leases, self, node, config.lease_ttl)
             self.cluster.after_round = self.relay.round
             self.cluster.roster = self.relay.directory
@@ -206,6 +233,21 @@ class Lobby:
     def live(self) -> dict[str, Table]:
         """The tables in memory by id."""
         return self.tables
+
+    def census(self) -> Census:
+        """The tables, seats and leases in memory now (read by each scrape of the
+        figures)."""
+        tables: dict[str, int] = {}
+        seats = {"player": 0, "bot": 0}
+        for table in self.tables.values():
+            tables[table.status] = tables.get(table.status, 0) + 1
+            if table.status in ("open", "playing"):
+                for seat in table.seats:
+                    if seat is not None and not seat.invited:
+                        seats["bot" if seat.is_bot else "player"] += 1
+        cluster = self.cluster
+        return Census(tables, seats, None if cluster is None else cluster.name,
+                      0 if cluster is None else len(cluster.held))
 
     def get(self, key: str) -> Table | None:
         """A table by id or by short code (any case)."""
@@ -248,7 +290,7 @@ class Lobby:
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
                             spec.autostart, time.time(), spec.practice, spec.counter,
-                            spec.private)
+                            spec.private, spec.ready_wait, spec.fill_bots)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
             seats[seat] = Seat.for_bot(bot, seed + seat)
@@ -257,7 +299,7 @@ class Lobby:
         for seat, person in (people or {}).items():
             seats[seat] = person
         table = Table(settings, seats, self.storage, self.config,
-                      clock=self.clocks(table_id))
+                      clock=self.clocks(table_id), metrics=self.metrics)
         # a cluster node holds a new table's lease before any other node can see it
         fence = 0 if self.cluster is None else await self.cluster.hold_new(table_id)
         await self.storage.insert_table({
@@ -265,6 +307,7 @@ class Lobby:
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
             "practice": spec.practice, "counter": spec.counter, "private": spec.private,
+            "ready_wait": spec.ready_wait, "fill_bots": spec.fill_bots,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
@@ -296,7 +339,7 @@ class Lobby:
                   for i, seat in enumerate(table.seats)
                   if seat is not None and seat.bot is None}
         spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,
-                         s.practice, s.counter, s.private)
+                         s.practice, s.counter, s.private, s.ready_wait, s.fill_bots)
         new = await self.create(user, spec, people=people)      # its owner: who asked
         table.rematch = {"id": new.id, "code": new.settings.code}
         table.broadcast_table()
@@ -355,10 +398,11 @@ class Lobby:
         settings = Settings(row["id"], row["code"], row["owner"], row["preset"], rules,
                             row["timeout"], row["games"], row["seed"], row["autostart"],
                             row["created"], bool(row.get("practice", False)),
-                            bool(row.get("counter", True)), bool(row.get("private", False)))
+                            bool(row.get("counter", True)), bool(row.get("private", False)),
+                            row.get("ready_wait"), row.get("fill_bots"))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"],
-                      clock=self.clocks(row["id"]))
+                      clock=self.clocks(row["id"]), metrics=self.metrics)
         if row["status"] != "playing":
             return table
         games = await self.storage.table_games(row["id"])

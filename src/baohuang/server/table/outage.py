@@ -25,12 +25,14 @@ still this server's (no other node wrote it).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from sqlalchemy.exc import DataError, IntegrityError, ProgrammingError, SQLAlchemyError
 
 from ..db.storage import FencedWrite, Storage
+from ..metrics import ServerMetrics
 from ..wire.protocol import encode
 from .clock import Clock, sleep
 from .subscriber import Subscriber
@@ -64,6 +66,9 @@ class StoringTable(Protocol):
     #: the table is being stopped: a paused write gives up
     @property
     def stopping(self) -> bool: ...
+    #: where the time of each write of a move is recorded
+    @property
+    def metrics(self) -> ServerMetrics: ...
     #: the table's time: a paused write is tried again on it
     @property
     def clock(self) -> Clock: ...
@@ -98,10 +103,12 @@ async def store_action(table: StoringTable, seat: int, action: dict[str, Any], s
     async def write() -> None:
         nonlocal tries
         tries += 1
+        began = time.perf_counter()
         try:
             await table.storage.append_action(
                 table.game_ids[-1], table.moves, seat, action, source,
                 table_id=table.id, version=version)
+            table.metrics.store_seconds.observe(time.perf_counter() - began)
         except FencedWrite:
             # (after a try that lost its answer: stored if the log has the version)
             if not (tries > 1 and await _written(table, version)):

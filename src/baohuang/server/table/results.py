@@ -51,18 +51,23 @@ def settle(result: Result, seats: Sequence[Seat | None], *, grace: float, now: f
     on_hosted = bool(hosted)
     players: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
+    #: a game a leave ended (leave_ends_game): only the leaver's penalty counts, it has
+    #: no winner and rates nobody (docs/rules.md §10)
+    ended_by = result.left
     for index, seat in enumerate(seats):
         assert seat is not None
         score = result.scores[index]
         players.append({"seat": index, "user_id": seat.user_id, "bot": seat.bot,
                         "name": seat.name, "score": score, "place": result.places[index]})
         if seat.user_id is not None and rated:
+            counted = scored and (ended_by is None or ended_by == index)
             updates.append({"id": seat.user_id, "points": score if scored else 0,
-                            "games": 1 if scored else 0,
-                            "wins": 1 if scored and score > 0 else 0,
+                            "games": 1 if counted else 0,
+                            "wins": 1 if counted and score > 0 else 0,
                             "leaves": 1 if seat.left else 0})
     rate: RateGame | None = None
-    if rated and scored and result.emperor is not None and result.guard is not None:
+    if rated and scored and ended_by is None and result.emperor is not None \
+            and result.guard is not None:
         royal = (result.emperor,) if result.solo is not None else (result.emperor, result.guard)
         rate = partial(_rate, royal=royal, royal_won=result.royal_won)
     new_totals = [t + s for t, s in zip(totals, result.scores, strict=True)] if scored \

@@ -11,6 +11,7 @@ from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
 from ...engine.state import IllegalAction
 from ..config import ServerConfig
+from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import (
     EMOTES,
@@ -22,6 +23,7 @@ from ..wire.protocol import (
     Hosted,
     Join,
     Leave,
+    Ready,
     RemoveBot,
     Resync,
     Sit,
@@ -67,6 +69,8 @@ class SeatingTable(Protocol):
     def version(self) -> int: ...
     @property
     def recorded(self) -> bool: ...
+    @property
+    def metrics(self) -> ServerMetrics: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
     def conns(self) -> list[Subscriber]: ...
@@ -80,6 +84,12 @@ class SeatingTable(Protocol):
     async def start_match(self) -> None: ...
     async def apply(self, seat: int, action: Action, source: str) -> None: ...
     async def decide(self, seat: int, action: Action, source: str) -> None: ...
+    @property
+    def ready(self) -> set[int] | None: ...
+    async def say_ready(self, seat: int) -> None: ...
+    async def dissolve_left(self, seat: int) -> None: ...
+    def tell_away(self) -> None: ...
+    def watch_away(self, seat: Seat) -> None: ...
 
 
 async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
@@ -106,6 +116,8 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
         emote(table, conn, msg.id)
     elif isinstance(msg, Chat):
         chat(table, conn, msg.text)
+    elif isinstance(msg, Ready):
+        await ready(table, conn)
     elif isinstance(msg, Sit | Stand | AddBot | RemoveBot | Start):
         await lobby(table, conn, msg)
 
@@ -136,7 +148,7 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
         if seat.conn is not None and seat.conn is not conn:
             seat.conn.table = None
             seat.conn.close(4000, "this seat was taken over by a newer connection")
-        seat.conn, seat.away_since = conn, None
+        seat.conn, seat.away_since, seat.away_hosted = conn, None, False
         conn.seat = seat_index
         if seat.invited:                  # (a new match's player says yes by joining)
             seat.invited = False
@@ -232,6 +244,8 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
         conn.error("not_allowed", "托管 is for a seated player during a game", "hosted")
         return
     if on:
+        if not seat.hosted:
+            table.metrics.hosted_takeovers.labels("asked").inc()
         seat.put_on_hosted()
     elif seat.locked:
         conn.error("locked", "托管 cannot be taken off: put on more than "
@@ -242,6 +256,18 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
     await table.save_hosted()
     table.broadcast_table()
     table.schedule()
+
+
+async def ready(table: SeatingTable, conn: Subscriber) -> None:
+    """准备: the connection's seat is ready for the match's next game."""
+    if conn.seat is None:
+        conn.error("not_seated", "only a seated player is ready", "ready")
+        return
+    if table.ready is None:
+        conn.error("not_allowed", "nothing to be ready for: 准备 is between the games of "
+                   "a match", "ready")
+        return
+    await table.say_ready(conn.seat)
 
 
 def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
@@ -314,20 +340,39 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
     seat_index = conn.seat
     seat = table.seats[seat_index] if seat_index is not None else None
     game = table.game
+    dissolve = False
     if seat is not None and seat_index is not None:
         if table.status == "open":
             table.seats[seat_index] = None
             await table.save_seats()
         elif table.status == "playing" and game is not None and not game.is_over \
                 and not seat.left:
-            await table.apply(seat_index, Action(ActionKind.LEAVE, (), seat_index), "leave")
+            # (on 托管 and left before the leave is applied: under leave_ends_game the
+            # game ends with it, and is settled with the leaver gone)
+            was = seat.hosted, seat.hosted_count
+            was_auto = seat.auto(table.config.away_grace, table.clock.now())
             seat.put_on_hosted()
             seat.left = True
-            await table.save_hosted()
+            try:
+                await table.apply(seat_index, Action(ActionKind.LEAVE, (), seat_index),
+                                  "leave")
+            except IllegalAction:
+                seat.left = False
+                seat.hosted, seat.hosted_count = was
+                raise
+            if not was_auto:
+                table.metrics.hosted_takeovers.labels("left").inc()
+            if table.game is game and not game.is_over:
+                await table.save_hosted()
+        elif table.ready is not None:
+            dissolve = True           # between the games of a match: it ends here
         seat.conn, seat.away_since = None, table.clock.now()
+        table.watch_away(seat)
     table.watchers.discard(conn)
     conn.table, conn.seat = None, None
     conn.send_json({"type": "left", "table": table.id})
+    if dissolve and seat_index is not None:
+        await table.dissolve_left(seat_index)
     table.broadcast_table()
     table.schedule()
 
@@ -343,6 +388,14 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
         if user is None or (table.seat_of(user.id) is None and user.id != table.settings.owner):
             conn.error("not_seated", "only seated players and the owner start a table", ref)
             return
+        bot = table.settings.fill_bots
+        if bot is not None and user.id == table.settings.owner and None in table.seats:
+            # 空位由电脑补齐: only the seats still empty now (an invited seat is kept)
+            for index, held in enumerate(table.seats):
+                if held is None:
+                    table.seats[index] = Seat.for_bot(bot, table.settings.seed + index)
+            await table.save_seats()
+            table.broadcast_table()
         if not table.five_seated():
             conn.error("not_ready", "five seats must be taken to start", ref)
             return
@@ -414,6 +467,7 @@ async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
     for seat in table.seats:
         if seat is not None and seat.conn is conn:
             seat.conn, seat.away_since = None, table.clock.now()
+            table.watch_away(seat)
     if conn.table is table:
         conn.table, conn.seat = None, None
     table.broadcast_table()

@@ -49,6 +49,12 @@ class Seat:
     #: kept for a player of the last match who has not said yes to this one (by joining
     #: as a player): the seat is not taken, and the table does not start, until he does
     invited: bool = False
+    #: the ``away_since`` of the absence everyone has been shown as 托管 (when its grace
+    #: ran out); another absence is shown again
+    away_told: float | None = None
+    #: 托管 has played this seat since its player went away (he is counted once an
+    #: absence among the take-overs of the server's figures)
+    away_hosted: bool = False
 
     @classmethod
     def for_bot(cls, bot: str, seed: int) -> Seat:
@@ -75,13 +81,19 @@ class Seat:
             return 0.0
         return now - self.away_since
 
+    def away_over(self, grace: float, now: float) -> bool:
+        """Has its player been away for the whole ``grace`` at ``now`` (the very instant a
+        table's timer is set for counts: ``now - away_since`` may round below ``grace``
+        then)?"""
+        return not self.is_bot and self.away_since is not None \
+            and now >= self.away_since + grace
+
     def auto(self, grace: float, now: float) -> bool:
         """Is this seat played by 托管 at ``now`` (a bot seat is played by its bot
         instead)?"""
         if self.is_bot:
             return False
-        return self.hosted or self.left or (self.away_since is not None
-                                            and self.away_for(now) >= grace)
+        return self.hosted or self.left or self.away_over(grace, now)
 
     def new_game(self) -> None:
         self.hosted = False

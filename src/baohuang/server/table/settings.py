@@ -29,3 +29,10 @@ class Settings:
     counter: bool = True
     #: a private table: not in the lobby list (its link or code only); free chat
     private: bool = False
+    #: 准备 between the games of a match: seconds until the next deal starts without
+    #: the seats not yet ready (they are dealt in on 托管); ``None``: no countdown, the
+    #: deal waits for every person at the table
+    ready_wait: float | None = None
+    #: 空位由电脑补齐: the bot that takes every seat still empty when the owner starts
+    #: (``None``: the owner fills seats himself)
+    fill_bots: str | None = None

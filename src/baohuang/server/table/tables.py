@@ -25,13 +25,25 @@ from ...engine.match import Match
 from ...engine.state import IllegalAction, Stage
 from ..config import ServerConfig
 from ..db.storage import Storage
+from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import encode
 from . import autoplay, seating
-from .clock import Clock, LoopClock
+from .clock import Clock, LoopClock, Timer
 from .dealing import new_match
 from .inbox import Inbox
-from .inputs import BotMove, ClientInput, Disconnect, Input, NextGame, Stop, TimerFired, Token
+from .inputs import (
+    AwayCheck,
+    BotMove,
+    ClientInput,
+    Disconnect,
+    Input,
+    NextGame,
+    ReadyDue,
+    Stop,
+    TimerFired,
+    Token,
+)
 from .outage import insert_game, persist, store_action
 from .results import record_result, settle
 from .seats import Seat
@@ -50,8 +62,11 @@ class Table:
 
     def __init__(self, settings: Settings, seats: list[Seat | None], storage: Storage,
                  config: ServerConfig, *, status: str = "open",
-                 totals: list[int] | None = None, clock: Clock | None = None) -> None:
+                 totals: list[int] | None = None, clock: Clock | None = None,
+                 metrics: ServerMetrics | None = None) -> None:
         self.settings = settings
+        #: where the table records its moves, their handling time, 托管's take-overs
+        self.metrics = metrics or ServerMetrics()
         self.seats = seats
         self.storage = storage
         self.config = config
@@ -77,7 +92,7 @@ class Table:
                            lambda token: self.post(TimerFired(token)))
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bot_turn: Token | None = None
-        self.bot_tasks: set[asyncio.Task[None]] = set()
+        self.bot_answers: set[autoplay.BotAnswer] = set()
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
         self._shown: list[render.Parts | None] = [None] * 6
@@ -94,6 +109,12 @@ class Table:
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
         self.rematch: dict[str, str] | None = None
+        #: 准备 between the games of a match: the seats ready for the next deal (bots
+        #: always are); ``None``: nobody is asked (a game is on, or the match is over)
+        self.ready: set[int] | None = None
+        #: when the next deal starts anyway (the table's clock; ``None``: no countdown)
+        self.ready_due: float | None = None
+        self._ready_timer: Timer | None = None
         #: told whenever the table's state is sent to everyone at it (its seats, who is
         #: connected, watchers, status, ...): a cluster node's directory writes the
         #: table's entry then, for the lobby of every node (docs/cluster.md)
@@ -148,11 +169,12 @@ class Table:
                 await self._handle(item)
             except Exception:
                 log.exception("table %s: error handling %r", self.id, item)
+                self.metrics.errors.labels("table", "server_error").inc()
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
         self.turns.cancel(drop=True)
-        for task in list(self.bot_tasks):
-            task.cancel()
+        for answer in list(self.bot_answers):
+            answer.cancel()
 
     async def _handle(self, item: Input) -> None:
         if isinstance(item, ClientInput):
@@ -165,6 +187,10 @@ class Table:
             await autoplay.bot_move(self, item)
         elif isinstance(item, NextGame):
             await self.next_game(item.index)
+        elif isinstance(item, ReadyDue):
+            await self.ready_due_now(item.index)
+        elif isinstance(item, AwayCheck):
+            self.tell_away()
 
     # -- the game -------------------------------------------------------------------------
     async def start_match(self) -> None:
@@ -177,12 +203,16 @@ class Table:
                       "the start of the match")
         await self.begin_game()
 
-    async def begin_game(self) -> None:
+    async def begin_game(self, hosted: frozenset[int] = frozenset()) -> None:
+        """Deal the match's current game; the seats ``hosted`` (people who were not
+        ready when the countdown ran out) are dealt in on 托管, as everyone sees."""
         game = self.game
         assert game is not None
-        for seat in self.seats:
+        for index, seat in enumerate(self.seats):
             if seat is not None:
                 seat.new_game()
+                if index in hosted and not seat.is_bot:
+                    seat.put_on_hosted()
         record = game.record()
         self.game_ids.append(await insert_game(self, {
             "table_id": self.id, "idx": self.index, "seed": record["seed"],
@@ -221,6 +251,7 @@ class Table:
         game = self.game
         assert game is not None and self.match is not None
         before = self.version
+        began = time.perf_counter()
         try:
             game.apply(action)
         except IllegalAction:
@@ -244,10 +275,12 @@ class Table:
         self.moves += 1
         self.logged += 1
         self.moved_at = self.clock.now()
-        self.broadcast_events(before)
+        # (a seat leaving does not concern the decision awaited: its clock runs on)
+        self.broadcast_events(before, same=action.kind is ActionKind.LEAVE)
         if self._seats_shown.pending and game.stage is not Stage.GUARD:
             self._seats_shown.pending = False
             self.broadcast_table()          # now everybody may see what was hidden
+        self.metrics.moved(source, time.perf_counter() - began)
         if game.is_over:
             await self.game_over()
         else:
@@ -273,8 +306,7 @@ class Table:
         self.recorded = True
         played = self.index + 1
         if self.status == "playing" and played < self.settings.games:
-            due = self.clock.now() + self.config.next_game_delay
-            self.clock.call_at(due, lambda: self.post(NextGame(played)))
+            self.ask_ready(played)
         text = encode(self.game_over_message())
         for conn in self.conns():
             conn.send(text)
@@ -294,14 +326,89 @@ class Table:
         return not all(s is not None and s.auto(self.config.away_grace, now)
                        for s in self.seats)
 
+    # -- 准备 between games ----------------------------------------------------------------
+    def ask_ready(self, index: int) -> None:
+        """Game ``index`` of the match is next: every person at the table is asked 准备
+        (ready); it is dealt once all are, or when the table's countdown
+        (``Settings.ready_wait``) runs out.  A table of bots only deals after the
+        server's pause between games."""
+        self.ready = {i for i, seat in enumerate(self.seats)
+                      if seat is not None and seat.is_bot}
+        self.ready_due = None
+        if self._ready_timer is not None:
+            self._ready_timer.cancel()
+            self._ready_timer = None
+        if self.everyone_ready():
+            due = self.clock.now() + self.config.next_game_delay
+            self.clock.call_at(due, lambda: self.post(NextGame(index)))
+            return
+        wait = self.settings.ready_wait
+        if wait is not None:
+            self.ready_due = self.clock.now() + wait
+            self._ready_timer = self.clock.call_at(self.ready_due,
+                                                   lambda: self.post(ReadyDue(index)))
+
+    def everyone_ready(self) -> bool:
+        ready = self.ready or set()
+        return all(seat is None or i in ready for i, seat in enumerate(self.seats))
+
+    async def say_ready(self, seat: int) -> None:
+        """``seat`` is ready (准备): everyone sees it, and the next game is dealt if all
+        are."""
+        if self.ready is None or seat in self.ready:
+            return
+        self.ready.add(seat)
+        self.broadcast_table()
+        if self.everyone_ready():
+            await self.next_game(self.index + 1)
+
+    async def ready_due_now(self, index: int) -> None:
+        """The countdown ran out: game ``index`` is dealt, the seats not ready in it on
+        托管 (docs/rules.md §10)."""
+        if self.ready is None or index != self.index + 1:
+            return
+        await self.next_game(index)
+
+    def ready_json(self) -> dict[str, Any] | None:
+        """The TableState's ``ready``: who is ready for the next deal and when it comes
+        anyway (``deadline``, the server's unix time; ``None``: no countdown)."""
+        if self.ready is None:
+            return None
+        deadline = None if self.ready_due is None else \
+            self.clock.wall() + (self.ready_due - self.clock.now())
+        return {"seats": sorted(self.ready), "deadline": deadline}
+
+    async def dissolve_left(self, seat: int) -> None:
+        """``seat``'s player left between the games of the match: the match ends here
+        (dissolved, reason ``left``); nobody is dealt a game in his name.  The others
+        may start a new one (rematch), which seats only who says yes."""
+        if self.ready is None or self.status != "playing":
+            return
+        self.ready, self.ready_due = None, None
+        if self._ready_timer is not None:
+            self._ready_timer.cancel()
+            self._ready_timer = None
+        self.status, self.dissolved_reason, self.dissolved_by = "dissolved", "left", [seat]
+        self.finished_at = self.clock.now()
+        finished = time.time()
+        await persist(self, lambda: self.storage.save_table(self.id, status="dissolved",
+                                                            finished=finished),
+                      "the end of the match")
+
     async def next_game(self, index: int) -> None:
         game = self.game
         if self.status != "playing" or self.match is None or game is None \
                 or not game.is_over or index != self.index + 1:
             return
+        ready = self.ready or set()
+        late = frozenset(i for i in range(5) if i not in ready)
+        self.ready, self.ready_due = None, None
+        if self._ready_timer is not None:
+            self._ready_timer.cancel()
+            self._ready_timer = None
         self.base += game.version
         self.match.advance()
-        await self.begin_game()
+        await self.begin_game(hosted=late)
 
     async def recover(self) -> None:
         """After a restart: finish what the crash interrupted, then play on."""
@@ -312,8 +419,9 @@ class Table:
             await self.game_over()
         elif game.is_over and self.status == "playing":
             # the result and the table's status are stored together: a table still
-            # playing after a stored result has games to go
-            self.post(NextGame(self.index + 1))
+            # playing after a stored result has games to go (who was ready is asked
+            # again: it was not stored)
+            self.ask_ready(self.index + 1)
         self.schedule()
 
     # -- turns, 托管 and bots (:mod:`.autoplay`) ---------------------------------------------
@@ -331,13 +439,14 @@ class Table:
         seated = [s.conn for s in self.seats if s is not None and s.conn is not None]
         return seated + list(self.watchers)
 
-    def broadcast_events(self, before: int) -> None:
+    def broadcast_events(self, before: int, *, same: bool = False) -> None:
         """Send each seat (and the watchers) one ``update``: the events after version
-        ``before`` with what changed in its view since the view it was sent last."""
+        ``before`` with what changed in its view since the view it was sent last
+        (``same``: the decision awaited is the one awaited before them)."""
         game = self.game
         assert game is not None
         if not game.is_over:
-            autoplay.begin_turn(self, fresh=True)
+            autoplay.begin_turn(self, fresh=not same, same=same)
         deadline = None if game.is_over else self.deadline()
         shown = self._shown
         receivers: list[int | None] = []       # seats with a connection, None: watchers
@@ -384,17 +493,41 @@ class Table:
                 "dissolved": {"reason": self.dissolved_reason,
                               "seats": list(self.dissolved_by)}
                 if self.status == "dissolved" else None,
-                "last_scored": self.last_scored, "rematch": self.rematch}
+                "last_scored": self.last_scored, "rematch": self.rematch,
+                "ready_wait": s.ready_wait, "fill_bots": s.fill_bots,
+                "ready": self.ready_json()}
 
     def send_table(self, conn: Subscriber) -> None:
         conn.send_json({"type": "table", "table": self.table_json(conn.seat),
                         "you": {"seat": conn.seat, "watcher": conn.seat is None}})
 
     def broadcast_table(self) -> None:
+        now, grace = self.clock.now(), self.config.away_grace
+        for seat in self.seats:         # (every seat's away 托管 is shown by this one)
+            if seat is not None and seat.away_over(grace, now):
+                seat.away_told = seat.away_since
         for conn in self.conns():
             self.send_table(conn)
         if self.on_change is not None:
             self.on_change(self)
+
+    def tell_away(self) -> None:
+        """A seat whose player has been away for the grace time is on 托管 now: everyone
+        is shown so (once) before 托管 plays for it — it never plays under an "offline"
+        label alone (docs/rules.md §10)."""
+        if self.status != "playing":
+            return
+        now, grace = self.clock.now(), self.config.away_grace
+        if any(seat is not None and seat.away_over(grace, now)
+               and seat.away_told != seat.away_since for seat in self.seats):
+            self.broadcast_table()
+
+    def watch_away(self, seat: Seat) -> None:
+        """``seat``'s player went away: at the end of his grace time, everyone is told
+        the seat is on 托管 (the same moment whoever he is and whatever his role)."""
+        if self.status == "playing" and seat.away_since is not None and not seat.is_bot:
+            self.clock.call_at(seat.away_since + self.config.away_grace,
+                               lambda: self.post(AwayCheck()))
 
     # -- storing seats --------------------------------------------------------------------
     def seat_of(self, user_id: int) -> int | None:

@@ -26,6 +26,16 @@ still due when it first was — and never after the turn's own time runs out.
 >>> turns.begin((0, 6), deciding_guard=False)
 >>> turns.answer_at(600.0, limit=20.0)
 20.4
+
+An action that does not concern the seat deciding — a seat leaving the game (逃跑) —
+moves the table's version but not the decision's clock: the deadline shown stays, and
+so does the moment a held answer shows (a clock restarted by it would tell, while
+the Guard decides, whether he had answered yet).
+
+>>> turns.clock.advance_to(1.0)
+>>> turns.begin((0, 7), deciding_guard=False, same=True)
+>>> turns.started, turns.decision
+(0.4, (0, 6))
 """
 
 from __future__ import annotations
@@ -52,6 +62,9 @@ class Turns:
         self.pause = pause
         self._ring_to = ring
         self.turn: Token | None = None
+        #: the turn at which the decision awaited now began (an action that did not
+        #: concern it moves :attr:`turn` only)
+        self.decision: Token | None = None
         #: when the decision awaited now began (clock time), and the same instant by the
         #: wall clock, from which the deadline shown is counted
         self.started = 0.0
@@ -66,11 +79,17 @@ class Turns:
         self._timer_due = 0.0
         self._timed: tuple[float, Token] | None = None
 
-    def begin(self, token: Token, *, deciding_guard: bool, fresh: bool = False) -> None:
+    def begin(self, token: Token, *, deciding_guard: bool, fresh: bool = False,
+              same: bool = False) -> None:
         """The decision awaited at ``token`` (a new one if the token changed, or
-        ``fresh``); ``deciding_guard``: the Guard decides 明保/暗保 now."""
-        if fresh or token != self.turn:
-            self.turn, self.started = token, self.clock.now()
+        ``fresh``; ``same``: the one awaited before, although the token changed — the
+        action that changed it did not concern the seat deciding); ``deciding_guard``:
+        the Guard decides 明保/暗保 now."""
+        if same and self.turn is not None:
+            self.turn = token
+        elif fresh or token != self.turn:
+            self.turn = self.decision = token
+            self.started = self.clock.now()
             self.started_at = self.clock.wall()
             self._answer_due = None
         if not deciding_guard:

@@ -40,8 +40,16 @@ class RequestError(Exception):
         super().__init__(f"{code}: {message}")
 
 
+class ErrorResponse(JSONResponse):
+    """A refusal: ``{"error": {"code", "message"}}``, its code kept for the figures."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__({"error": {"code": code, "message": message}}, status_code=status)
+        self.code = code
+
+
 def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    return ErrorResponse(status, code, message)
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -331,6 +339,12 @@ async def game_replay(request: Request) -> Response:
 
 def _guard(handler: Any) -> Any:
     async def wrapped(request: Request) -> Response:
+        response = await _answer(request)
+        if isinstance(response, ErrorResponse):
+            server_state(request).metrics.errors.labels("api", response.code).inc()
+        return response
+
+    async def _answer(request: Request) -> Response:
         try:
             response: Response = await handler(request)
         except AccountError as exc:

@@ -22,12 +22,13 @@ from ...web import STATIC_DIR
 from ..accounts.accounts import Accounts
 from ..config import ServerConfig
 from ..db.storage import open_storage
+from ..metrics import CONTENT_TYPE, ServerMetrics, token_matches
 from ..runtime import tune_gc
 from ..table.clock import ClockFactory
 from ..table.lobby import Lobby
 from .api import routes as api_routes
 from .security import middleware
-from .state import ServerState
+from .state import ServerState, bearer_token
 from .webclient import web_client
 from .ws import WebSocketEndpoint
 
@@ -41,6 +42,21 @@ async def _health(request: Request) -> Response:
     state: ServerState = request.app.state.server
     return JSONResponse({"ok": True, "tables": len(state.lobby.tables),
                          "database": state.storage.dialect})
+
+
+async def _metrics(request: Request) -> Response:
+    """The figures in Prometheus' text format, for a scraper that sends the configured
+    bearer token (``ServerConfig.metrics_token``); without one configured, not found."""
+    state: ServerState = request.app.state.server
+    expected = state.config.metrics_token
+    if not expected:
+        return JSONResponse({"error": {"code": "not_found", "message": "not found"}},
+                            status_code=404)
+    if not token_matches(bearer_token(request), expected):
+        return JSONResponse({"error": {"code": "unauthorized",
+                                       "message": "a bearer token is needed"}},
+                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
+    return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
 async def _no_client(request: Request) -> Response:
@@ -58,7 +74,9 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         storage = await open_storage(cfg.db_url)
-        lobby = Lobby(storage, cfg, clocks)
+        metrics = ServerMetrics()
+        lobby = Lobby(storage, cfg, clocks, metrics)
+        metrics.watch(lobby.census)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,
                             absolute=cfg.session_absolute, redis_url=cfg.redis_url,
@@ -66,8 +84,8 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
                             tables_per_address=cfg.table_rate_address,
                             tables_per_account=cfg.table_rate_account,
                             codes_per_address=cfg.code_rate_address,
-                            codes_per_account=cfg.code_rate_account)
-        app.state.server = state = ServerState(cfg, storage, accounts, lobby)
+                            codes_per_account=cfg.code_rate_account, metrics=metrics)
+        app.state.server = state = ServerState(cfg, storage, accounts, lobby, metrics)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
         restored = await lobby.restore()
@@ -82,6 +100,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
             await storage.close()
 
     routes: list[BaseRoute] = [*api_routes, Route("/healthz", _health),
+                               Route("/metrics", _metrics),
                                WebSocketRoute("/ws", WebSocketEndpoint())]
     if static_dir is not None and static_dir.is_dir():
         routes.append(Mount("/", web_client(static_dir), name="web"))

@@ -12,6 +12,7 @@ import itertools
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.types import Send
@@ -38,8 +39,11 @@ class Connection:
 
     def __init__(self, websocket: WebSocket, user: UserRecord | None, queue_size: int, *,
                  abuse_limit: int = 20, abuse_window: float = 10.0,
-                 send: Send | None = None) -> None:
+                 send: Send | None = None,
+                 on_error: Callable[[str], None] | None = None) -> None:
+        """``on_error``: told the code of each message refused (the figures count it)."""
         self.id = next(_ids)
+        self._on_error = on_error
         self.websocket = websocket
         self.user = user
         #: the table this connection's messages go to (set on ``join``, before the table
@@ -96,6 +100,8 @@ class Connection:
     def error(self, code: str, message: str, ref: str | None = None) -> None:
         """Refuse a message; too many refusals in a short time close the socket (1008)."""
         self.send(encode(error_message(code, message, ref)))
+        if self._on_error is not None:
+            self._on_error(code)
         now = time.monotonic()
         self._strikes.append(now)
         while self._strikes and now - self._strikes[0] > self._abuse_window:

@@ -11,14 +11,15 @@ from ..accounts.accounts import Accounts
 from ..accounts.sessions import LiveSessions
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
+from ..metrics import ServerMetrics
 from ..table.inputs import Disconnect
 from ..table.lobby import Lobby
 
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["COOKIE", "ServerState", "end_socket", "server_state", "session_by_cookie",
-           "session_token", "session_user"]
+__all__ = ["COOKIE", "ServerState", "bearer_token", "end_socket", "server_state",
+           "session_by_cookie", "session_token", "session_user"]
 
 COOKIE = "bh_session"
 
@@ -29,6 +30,8 @@ class ServerState:
     storage: Storage
     accounts: Accounts
     lobby: Lobby
+    #: the figures of this server (``GET /metrics``)
+    metrics: ServerMetrics
     #: the open sockets of each session (by the digest of its token): a logout, a
     #: password change and the end of a session by age close them
     sessions: LiveSessions[Connection] = field(
@@ -48,7 +51,7 @@ def server_state(conn: HTTPConnection) -> ServerState:
     return state
 
 
-def _bearer(conn: HTTPConnection) -> str | None:
+def bearer_token(conn: HTTPConnection) -> str | None:
     auth = conn.headers.get("authorization", "")
     if auth.lower().startswith("bearer ") and auth[7:].strip():
         return auth[7:].strip()
@@ -57,14 +60,15 @@ def _bearer(conn: HTTPConnection) -> str | None:
 
 def session_token(conn: HTTPConnection) -> str | None:
     """The session token of a request or WebSocket: bearer header, cookie, or ``?token=``."""
-    return _bearer(conn) or conn.cookies.get(COOKIE) or conn.query_params.get("token") or None
+    return (bearer_token(conn) or conn.cookies.get(COOKIE) or conn.query_params.get("token")
+            or None)
 
 
 def session_by_cookie(conn: HTTPConnection) -> bool:
     """Whether the session of a request or WebSocket is read from the cookie — the one
     credential a browser sends by itself, even on a request another site's page makes:
     a cookie and no bearer header."""
-    return _bearer(conn) is None and bool(conn.cookies.get(COOKIE))
+    return bearer_token(conn) is None and bool(conn.cookies.get(COOKIE))
 
 
 async def session_user(conn: HTTPConnection) -> UserRecord | None:

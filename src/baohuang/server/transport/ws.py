@@ -71,8 +71,15 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         return
     user = await session_user(websocket)
     await websocket.accept()
+    metrics = state.metrics
+    errors = metrics.errors
+    rate_limited = metrics.rate_limited.labels("messages")
+
+    def count_refusal(code: str) -> None:
+        errors.labels("socket", code).inc()
+
     conn = Connection(websocket, user, config.send_queue, abuse_limit=config.abuse_limit,
-                      abuse_window=config.abuse_window, send=send)
+                      abuse_window=config.abuse_window, send=send, on_error=count_refusal)
     token = session_token(websocket)
     session = token_digest(token) if user is not None and token else None
     if session is not None and user is not None:
@@ -158,6 +165,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                        f"bytes, this one has {size}")
             return None
         if not bucket.take():
+            rate_limited.inc()
             conn.error("rate_limited", f"more than {config.rate_per_second:g} messages "
                        "per second", message_type(data))
             return None
@@ -185,6 +193,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         return None
 
     read = receive if receive is not None else websocket.receive
+    metrics.sockets.inc()
     try:
         while not conn.closed:
             message = await read()
@@ -200,6 +209,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     except Exception:
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:
+        metrics.sockets.dec()
         if session is not None:
             state.sessions.discard(session, conn)
         if conn.route is not None:

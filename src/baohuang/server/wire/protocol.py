@@ -39,6 +39,7 @@ __all__ = [
     "Leave",
     "Ping",
     "ProtocolError",
+    "Ready",
     "RemoveBot",
     "Resync",
     "Sit",
@@ -100,6 +101,12 @@ class Leave(_Msg, tag="leave"):
     """Leave the table (逃跑 during a game)."""
 
 
+class Ready(_Msg, tag="ready"):
+    """准备: between the games of a match, this seat is ready for the next deal (it is
+    dealt once every person at the table is ready, or when the table's countdown runs
+    out)."""
+
+
 class Act(_Msg, tag="act"):
     """A decision: its text as in ``legal_actions`` (``"play 9 9"``) or its
     ``Action.to_dict()`` object; ``version``: the last version seen."""
@@ -148,11 +155,11 @@ class Ping(_Msg, tag="ping"):
 
 
 ClientMessage = Join | Sit | Stand | AddBot | RemoveBot | Start | Leave | Act | Hosted | \
-    Resync | Ping | Emote | Chat
+    Resync | Ping | Emote | Chat | Ready
 
 CLIENT_TYPES: tuple[str, ...] = ("join", "sit", "stand", "add_bot", "remove_bot", "start",
                                  "leave", "act", "hosted", "resync", "ping", "emote",
-                                 "chat")
+                                 "chat", "ready")
 
 _decoder: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
 _any_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()

@@ -34,6 +34,12 @@ export function errorText(err) {
 
 const DETAILED = new Set(['bad_rules', 'bad_request']);
 
+// A server table's own defaults where they differ from the preset's rule text: leaving
+// is played out by 托管 unless the table chooses 逃跑即结束 (docs/protocol.md §2).
+const TABLE_DEFAULTS = { leave_ends_game: false };
+// Options sent whatever their value (the server's default is not the preset's).
+const ALWAYS_SENT = new Set(Object.keys(TABLE_DEFAULTS));
+
 // Options that only make sense with another option's value (the server rejects
 // the rest): option -> [the option it needs, its value, the value it must then take].
 const NEEDS = {
@@ -194,7 +200,7 @@ export class LobbyScreen {
     const f = ev.target;
     const preset = f.elements.preset.value;
     const options = {};
-    const base = this.rules.presets[preset] || {};
+    const base = { ...(this.rules.presets[preset] || {}), ...TABLE_DEFAULTS };
     for (const [name, spec] of Object.entries(this.rules.options)) {
       const el = f.elements[`opt_${name}`];
       if (!el) continue;
@@ -202,12 +208,12 @@ export class LobbyScreen {
       if (spec.type === 'bool') value = el.checked;
       else if (spec.type === 'int') value = Number(el.value);
       else value = el.value;
-      if (value !== base[name]) options[name] = value;
+      if (value !== base[name] || ALWAYS_SENT.has(name)) options[name] = value;
     }
-    const bots = {};
-    if (f.elements.fill_bots.checked) {
-      for (const s of [1, 2, 3, 4]) bots[String(s)] = f.elements.bot_kind.value;
-    }
+    // 空位由电脑补齐: the seats still empty when the host starts, not every seat now (so
+    // that friends invited meanwhile keep theirs); alone, the host starts at once
+    const fill = f.elements.fill_bots.checked ? f.elements.bot_kind.value : null;
+    const readyWait = Number(f.elements.ready_wait.value) || 0;
     const body = {
       preset, options: orderOptions(options, this.rules.options),
       timeout: Number(f.elements.timeout.value),
@@ -216,7 +222,8 @@ export class LobbyScreen {
       counter: f.elements.counter.checked,
       private: f.elements.private.checked,
     };
-    if (Object.keys(bots).length) body.bots = bots;
+    if (fill) body.fill_bots = fill;
+    if (readyWait > 0) body.ready_wait = readyWait;
     this.error = null;
     this.createError = null;
     try {
@@ -355,7 +362,8 @@ export class LobbyScreen {
     const startPreset = kept && rules.presets[kept.preset] ? kept.preset : presetNames[0] || 'shandong';
     const optionRows = (preset, values = null) => Object.entries(rules.options).map(([name, spec]) => {
       const given = values ? values[`opt_${name}`] : undefined;
-      const value = given !== undefined ? given : (rules.presets[preset] || {})[name] ?? spec.default;
+      const value = given !== undefined ? given : TABLE_DEFAULTS[name]
+        ?? (rules.presets[preset] || {})[name] ?? spec.default;
       let control;
       if (spec.type === 'bool') {
         control = h('input', { type: 'checkbox', name: `opt_${name}`, checked: Boolean(value) });
@@ -401,12 +409,18 @@ export class LobbyScreen {
         testid: 'counter-option', checked: v.counter ?? true }), t('counter_option_label')),
       h('label', { title: t('private_help') }, h('input', { type: 'checkbox', name: 'private',
         testid: 'private-option', checked: Boolean(v.private) }), t('private_label'))),
+    h('div', { class: 'opt' },
+      h('label', {}, t('ready_wait_label'), ' ',
+        h('input', { type: 'number', name: 'ready_wait', testid: 'ready-wait-option', min: 0,
+          max: 600, value: v.ready_wait ?? 0, class: 'num' })),
+      h('p', { class: 'opt-help' }, t('ready_wait_help'))),
     h('div', { class: 'row wrap' },
       h('label', {}, h('input', { type: 'checkbox', name: 'fill_bots',
         checked: Boolean(v.fill_bots) }), t('fill_bots_label')),
       h('select', { name: 'bot_kind', 'aria-label': t('bot_pick') },
         bots.map((b) => h('option', { value: b,
           selected: b === (v.bot_kind || DEFAULT_BOT) }, botLabel(b))))),
+    h('p', { class: 'opt-help' }, t('fill_bots_help')),
     this.createError ? h('p', { class: 'message bad', testid: 'create-error', role: 'alert' },
       this.createError) : null,
     h('button', { class: 'btn primary', type: 'submit', testid: 'create-table' },
@@ -426,6 +440,7 @@ function readForm(root) {
     counter: f.elements.counter.checked,
     private: f.elements.private.checked,
     fill_bots: f.elements.fill_bots.checked,
+    ready_wait: f.elements.ready_wait.value,
     bot_kind: f.elements.bot_kind.value,
     optionsOpen: f.querySelector('details.all-options').open,
   };

@@ -29,15 +29,37 @@ export function outcomeKey(result) {
   return 'outcome_draw';
 }
 
+// 准备 between the games of a match (TableState `ready`): who is ready, when the next
+// game is dealt anyway, and this seat's 准备 button; null at any other time.
+export function readyBlock(ctx) {
+  const tbl = ctx.table;
+  const ready = tbl && tbl.ready;
+  if (!ready || ctx.past) return null;
+  const me = ctx.view ? ctx.view.seat : null;
+  const mine = me !== null && me !== undefined;
+  const iAmReady = mine && ready.seats.includes(me);
+  const left = ctx.readyLeft ? ctx.readyLeft() : null;
+  return h('div', { class: 'ready-block', testid: 'ready-block', role: 'status' },
+    h('p', { class: 'note', testid: 'ready-countdown' }, left === null ? t('ready_all')
+      : t('ready_countdown', { n: left })),
+    mine && !iAmReady && ctx.on.ready
+      ? h('button', { class: 'btn primary', testid: 'ready', onclick: ctx.on.ready },
+        t('btn_ready')) : null,
+    iAmReady ? h('p', { class: 'note ok', testid: 'ready-wait' }, t('ready_waiting_others'))
+      : null);
+}
+
 export function scoreSheet(ctx) {
   const { view } = ctx;
   const result = view.result;
   const over = ctx.gameOver || {};
   const totals = over.totals || null;
   const match = over.match || null;
+  const ready = !ctx.past && ctx.table && ctx.table.ready;
   const rows = [0, 1, 2, 3, 4].map((seat) => {
     const score = result.scores[seat];
     const place = result.places[seat];
+    const isReady = ready && ready.seats.includes(seat);
     return h('tr', { class: seat === view.seat ? 'me' : '', 'data-seat': seat },
       h('td', {}, free(seatLabel(ctx.table, seat))),
       h('td', {}, t(roleKey(result, seat)),
@@ -46,7 +68,10 @@ export function scoreSheet(ctx) {
       h('td', {}, place ? t(`place_${place}`) : '–'),
       h('td', { class: `num ${score > 0 ? 'pos' : score < 0 ? 'neg' : ''}`, testid: 'score' },
         score > 0 ? `+${score}` : String(score)),
-      totals ? h('td', { class: 'num total', testid: 'total' }, String(totals[seat])) : null);
+      totals ? h('td', { class: 'num total', testid: 'total' }, String(totals[seat])) : null,
+      ready ? h('td', { class: `ready-state ${isReady ? 'ok' : ''}`, testid: 'ready-state',
+        'data-ready': isReady ? 'true' : 'false' },
+      t(isReady ? 'ready_mark' : 'ready_not_yet')) : null);
   });
   const buttons = [];
   const rematch = ctx.table && ctx.table.rematch;
@@ -72,7 +97,12 @@ export function scoreSheet(ctx) {
   if (over.scored === false) {
     notes.push(h('p', { class: 'note unscored', testid: 'unscored' }, t('game_unscored')));
   }
-  if (match && match.status === 'dissolved') {
+  if (match && match.status === 'dissolved' && ctx.table && ctx.table.dissolved
+      && ctx.table.dissolved.reason === 'left') {
+    const names = (ctx.table.dissolved.seats || []).map((s) => seatLabel(ctx.table, s)).join('、');
+    notes.push(h('p', { class: 'note dissolved', testid: 'match-dissolved', role: 'alert' },
+      t('match_dissolved_left', { names })));
+  } else if (match && match.status === 'dissolved') {
     const names = (match.hosted || []).map((s) => seatLabel(ctx.table, s)).join('、');
     notes.push(h('p', { class: 'note dissolved', testid: 'match-dissolved', role: 'alert' },
       names ? t('match_dissolved', { names }) : t('match_dissolved_short')));
@@ -94,9 +124,11 @@ export function scoreSheet(ctx) {
   h('table', { class: 'scores' },
     h('thead', {}, h('tr', {},
       h('th', {}, t('col_player')), h('th', {}, t('col_role')), h('th', {}, t('col_place')),
-      h('th', {}, t('col_score')), totals ? h('th', {}, t('col_total')) : null)),
+      h('th', {}, t('col_score')), totals ? h('th', {}, t('col_total')) : null,
+      ready ? h('th', {}, t('col_ready')) : null)),
     h('tbody', {}, rows)),
-  match && !match.over && !ctx.past ? h('p', { class: 'note', testid: 'next-soon' }, t('next_game_soon'))
-    : null,
+  ready ? readyBlock(ctx) : match && !match.over && !ctx.past
+    && !(ctx.table && ctx.table.status === 'dissolved')
+    ? h('p', { class: 'note', testid: 'next-soon' }, t('next_game_soon')) : null,
   h('div', { class: 'choices' }, buttons));
 }

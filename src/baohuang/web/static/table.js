@@ -107,6 +107,7 @@ export class TableScreen {
     switch (msg.type) {
       case 'hello':
         if (msg.user) this.app.setUser(msg.user);
+        this.readySentFor = null;      // (a new connection: the table says who is ready)
         // the server's clock less ours: deadlines are the server's unix times
         if (typeof msg.now === 'number') this.skew = msg.now - Date.now() / 1000;
         return;
@@ -118,6 +119,7 @@ export class TableScreen {
         const wasHosted = this.myHosted();
         this.table = msg.table;
         this.deadline = msg.table.deadline ?? null;
+        this.matchEnded(msg.table);
         if (msg.you) this.you = msg.you;
         if (!wasHosted && this.myHosted()) chime();
         break;
@@ -170,6 +172,7 @@ export class TableScreen {
         break;
       case 'error':
         if ((msg.code === 'no_table' || msg.code === 'table_moving') && this.moving(msg)) break;
+        if (msg.ref === 'ready') this.readySentFor = null;     // (it may be sent again)
         this.answeredAt = null;           // a refused answer: the dialog comes back
         this.sentAt = null;               // (and may be given again)
         this.showError(msg);
@@ -183,6 +186,32 @@ export class TableScreen {
     }
     this.maybeAutoPass();
     this.render();
+  }
+
+  // A match that ended after its last game_over (a player left between the games
+  // instead of 准备): the sheet shows it over, why, and the new-match button.
+  matchEnded(tbl) {
+    const over = this.gameOver;
+    if (!over || !over.match || over.match.over || over.game !== tbl.game) return;
+    if (tbl.status !== 'dissolved' && tbl.status !== 'finished') return;
+    this.gameOver = { ...over, match: { ...over.match, over: true, status: tbl.status,
+      reason: tbl.dissolved ? tbl.dissolved.reason : null,
+      hosted: tbl.dissolved ? tbl.dissolved.seats : [] } };
+  }
+
+  // 准备: this seat is ready for the match's next game (sent once a wait).
+  sendReady() {
+    const tbl = this.table;
+    if (!tbl || !tbl.ready || this.readySentFor === tbl.game) return;
+    this.readySentFor = tbl.game;
+    this.send({ type: 'ready' });
+  }
+
+  // Seconds until the next game is dealt anyway (the table's 准备 countdown), or null.
+  readyLeft() {
+    const ready = this.table && this.table.ready;
+    if (!ready || ready.deadline === null || ready.deadline === undefined) return null;
+    return Math.max(0, Math.ceil(ready.deadline - this.serverNow()));
   }
 
   // Auto-pass (prefs.js, on unless switched off): a turn whose only legal action is to
@@ -424,6 +453,12 @@ export class TableScreen {
       this.render();
     }
     if (!this.root) return;
+    const readyLeft = this.readyLeft();
+    if (readyLeft !== null) {
+      for (const el of this.root.querySelectorAll('[data-testid="ready-countdown"]')) {
+        el.textContent = t('ready_countdown', { n: readyLeft });
+      }
+    }
     const seat = this.view ? this.view.to_act : null;
     const left = this.timerLeft(seat);
     if (left === null) return;
@@ -490,6 +525,7 @@ export class TableScreen {
       peekOpen: this.peekOpen,
       keyboard: hasKeyboard(),
       timerLeft: (seat) => this.timerLeft(seat),
+      readyLeft: () => this.readyLeft(),
       extraInfo: extraInfo(this),
       on: {
         toggleCard: (i) => this.hand.toggle(i),
@@ -502,6 +538,7 @@ export class TableScreen {
         leave: () => this.leave(),
         review: () => this.review(),
         again: () => this.again(),
+        ready: () => this.sendReady(),
         closeScore: () => { this.scoreHidden = true; this.render(); },
         logToggle: (open) => { this.logOpen = open; },
         peek: (open) => { this.peekOpen = open; this.render(); },

@@ -103,6 +103,9 @@ export function waitingRoom(screen) {
     buttons);
   });
   const full = [0, 1, 2, 3, 4].every((s) => !seatInfo(tbl, s).empty);
+  // 空位由电脑补齐: the host starts with the seats still empty given to bots
+  const me = screen.app.user;
+  const fills = Boolean(tbl.fill_bots) && !full && me && me.id === tbl.owner;
   return h('div', { class: 'panel waiting' },
     h('h2', {}, t(`table_status_${tbl.status}`)),
     h('p', {}, t('share_link'), ' ', h('input', { class: 'share', readonly: true, value: link,
@@ -112,9 +115,11 @@ export function waitingRoom(screen) {
     mySeat !== null && mySeat !== undefined && tbl.status === 'open'
       ? h('button', { class: 'btn', onclick: () => screen.send({ type: 'stand' }) }, t('btn_stand'))
       : null,
-    !tbl.autostart && full && tbl.status === 'open'
+    ((!tbl.autostart && full) || fills) && tbl.status === 'open'
       ? h('button', { class: 'btn primary', testid: 'start',
-        onclick: () => screen.send({ type: 'start' }) }, t('btn_start')) : null,
+        onclick: () => screen.send({ type: 'start' }) },
+      t(fills ? 'btn_start_fill' : 'btn_start')) : null,
+    fills && tbl.status === 'open' ? h('p', { class: 'opt-help' }, t('fill_bots_help')) : null,
     screen.message ? h('div', { class: 'message bad' }, t(screen.message.key)) : null);
 }
 

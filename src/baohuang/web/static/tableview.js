@@ -10,7 +10,7 @@ import { decisionDialog } from './decisions.js';
 import {
   botLevel, isRoleStage, placeOf, relPos, roleBadges, roundActions, seatInfo, seatLabel, tributes,
 } from './model.js';
-import { scoreSheet } from './scoresheet.js';
+import { readyBlock, scoreSheet } from './scoresheet.js';
 import { describeEvent } from './events.js';
 
 const POS = ['bottom', 'right', 'top-right', 'top-left', 'left'];
@@ -229,6 +229,11 @@ function seatPanel(ctx, seat, round) {
     badges.push(h('span', { class: 'badge hosted', 'data-badge': 'hosted', testid: 'hosted-mark' },
       t('badge_hosted')));
   }
+  const ready = ctx.table && ctx.table.ready;
+  if (ready && !info.bot && ready.seats.includes(seat)) {
+    badges.push(h('span', { class: 'badge ready', 'data-badge': 'ready', testid: 'ready-mark' },
+      t('ready_mark')));
+  }
   if (info.bot && info.bot !== 'hosted') {
     badges.push(h('span', { class: 'badge botlevel', 'data-badge': 'level', testid: 'bot-level' },
       botLevel(info.bot)));
@@ -302,6 +307,8 @@ function centerArea(ctx) {
     && isRoleStage(view.stage) && (view.legal_actions || []).length;
   if (view.stage === 'over' && view.result && !ctx.hideScore) {
     parts.push(scoreSheet(ctx));
+  } else if (view.stage === 'over' && ctx.table && ctx.table.ready) {
+    parts.push(h('div', { class: 'panel' }, readyBlock(ctx)));   // (the sheet closed)
   } else if (myDecision && ctx.answered) {
     parts.push(h('div', { class: 'panel answered', testid: 'answered' }, t('status_answered')));
   } else if (myDecision) {
