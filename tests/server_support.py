@@ -118,6 +118,29 @@ async def guests(url: str, count: int, prefix: str = "p") -> list[Client]:
     return clients
 
 
+async def deserted_table(url: str, prefix: str
+                         ) -> tuple[list[Client], dict[str, Any], Raw, dict[str, Any]]:
+    """A table of five guests (``clients``) whose game has begun and whose players have
+    all gone (their sockets closed), a watcher at it, and the ``table`` message in which
+    he has seen every seat disconnected."""
+    clients = await guests(url, 5, prefix)
+    table = await clients[0].create_table(timeout=600)
+    watcher = await Raw.connect(url)
+    await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
+    raws = []
+    for client in clients:
+        raw = await Raw.connect(url, client.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        raws.append(raw)
+    for raw in raws:
+        await raw.recv_type("snapshot")          # the game began
+        await raw.close()
+    seen = await watcher.recv_type("table")
+    while any(seat is None or seat["connected"] for seat in seen["table"]["seats"]):
+        seen = await watcher.recv_type("table")
+    return clients, table, watcher, seen
+
+
 async def play_together(clients: list[Client], table_id: str, player: str = "hosted",
                         **kwargs: Any) -> list[PlayResult]:
     """Every client plays ``table_id`` until the match is over."""

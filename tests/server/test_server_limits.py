@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import FAST, LOOSE_CONFIG, Clocks, Raw, guests, raw_play, running_server
+from server_support import FAST, LOOSE_CONFIG, Clocks, Raw, deserted_table, raw_play, running_server
 
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
@@ -111,21 +111,7 @@ def test_a_game_in_progress_at_an_idle_table_is_abandoned_unscored(tmp_path: Pat
                           keep_finished=0.2)
 
     async def main(url: str) -> dict[str, Any]:
-        clients = await guests(url, 5, "gone")
-        table = await clients[0].create_table(timeout=600)
-        watcher = await Raw.connect(url)
-        await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
-        raws = []
-        for client in clients:
-            raw = await Raw.connect(url, client.token)
-            await raw.send({"type": "join", "table": table["id"]})
-            raws.append(raw)
-        for raw in raws:
-            await raw.recv_type("snapshot")          # the game began
-            await raw.close()
-        seen = await watcher.recv_type("table")
-        while any(seat is None or seat["connected"] for seat in seen["table"]["seats"]):
-            seen = await watcher.recv_type("table")
+        clients, table, watcher, seen = await deserted_table(url, "gone")
         clock = clocks.tables[table["id"]]
         # the away grace: 托管 takes the decision awaited then, and the next waits long
         await asyncio.to_thread(clock.advance_to, 10.0)

@@ -21,7 +21,7 @@ from server_support import (
     LOOSE_CONFIG,
     Clocks,
     Raw,
-    guests,
+    deserted_table,
     running_server,
     shared_server,
 )
@@ -233,21 +233,7 @@ def test_a_take_over_of_an_away_seat_is_counted_once_an_absence(tmp_path: Path) 
                           metrics_token=TOKEN, **LOOSE_CONFIG)
 
     async def main(url: str) -> tuple[Samples, list[int]]:
-        clients = await guests(url, 5, "away")
-        table = await clients[0].create_table(timeout=600)
-        watcher = await Raw.connect(url)
-        await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
-        raws = []
-        for client in clients:
-            raw = await Raw.connect(url, client.token)
-            await raw.send({"type": "join", "table": table["id"]})
-            raws.append(raw)
-        for raw in raws:
-            await raw.recv_type("snapshot")          # the game began
-            await raw.close()
-        seen = await watcher.recv_type("table")
-        while any(seat is None or seat["connected"] for seat in seen["table"]["seats"]):
-            seen = await watcher.recv_type("table")
+        clients, table, watcher, _ = await deserted_table(url, "away")
         clock = clocks.tables[table["id"]]
         while True:                     # 托管 plays every seat to the end of the game
             await asyncio.to_thread(clock.advance_to, 10.0)   # (托管's turn: due now)

@@ -41,7 +41,7 @@ import baohuang as bh
 from .actions import N_ACTIONS, ActionEncoder, IllegalActionIndex, decode, mask_of
 from .observation import OBS_HIGH, OBS_SIZE, observe
 from .spaces import ActionSpace
-from .values import ValuesEncoder, legal_indexes_of
+from .values import Decisions, ValuesEncoder
 
 __all__ = ["env", "raw_env"]
 
@@ -94,8 +94,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         self.match: bh.Match | None = None
         self.game = bh.Game.new(self.rules, 0)
         self.final_scores: tuple[int, ...] = ()
-        self._kept: tuple[bh.Game, int, int, tuple[Any, ...], tuple[Any, ...], list[int]] \
-            | None = None
+        self._decisions = Decisions()
         self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -134,14 +133,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
     def _decision(self, seat: int) -> tuple[tuple[Any, ...], tuple[Any, ...], list[int]]:
         """``seat``'s view's values (``Game.view_values``) and the indexes of its legal
         actions, made once per state."""
-        game = self.game
-        kept = self._kept
-        if kept is not None and kept[0] is game and kept[1] == game.version and kept[2] == seat:
-            return kept[3], kept[4], kept[5]
-        public, own = game.view_values(seat)
-        indexes = legal_indexes_of(self._actions, public, own)
-        self._kept = (game, game.version, seat, public, own, indexes)
-        return public, own, indexes
+        return self._decisions.of(self._actions, self.game, seat)
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         seat = AGENTS.index(agent)

@@ -33,7 +33,7 @@ import baohuang as bh
 from .action_features import ACTION_FEATURE_SIZE, action_feature, action_features
 from .actions import N_ACTIONS, ActionEncoder, decode
 from .observation import OBS_SIZE, observe
-from .values import ValuesEncoder, legal_indexes_of
+from .values import Decisions, ValuesEncoder
 
 __all__ = ["BaohuangEnv", "BaohuangGame"]
 
@@ -70,8 +70,7 @@ class BaohuangGame:
         self._observations = ValuesEncoder()
         self._actions = ActionEncoder()
         self._synced = -1
-        self._kept: tuple[bh.Game, int, int, tuple[Any, ...], tuple[Any, ...], list[int]] \
-            | None = None
+        self._decisions = Decisions()
 
     def init_game(self) -> tuple[dict[str, Any], int]:
         self.game = bh.Game.new(self.rules, int(self.np_random.randint(2**31 - 1)))
@@ -118,14 +117,7 @@ class BaohuangGame:
     def decision(self, seat: int) -> tuple[tuple[Any, ...], tuple[Any, ...], list[int]]:
         """``seat``'s view's values (``Game.view_values``) and the indexes of its legal
         actions (none unless it is to act), made once per state."""
-        game = self.game
-        kept = self._kept
-        if kept is not None and kept[0] is game and kept[1] == game.version and kept[2] == seat:
-            return kept[3], kept[4], kept[5]
-        public, own = game.view_values(seat)
-        indexes = legal_indexes_of(self._actions, public, own)
-        self._kept = (game, game.version, seat, public, own, indexes)
-        return public, own, indexes
+        return self._decisions.of(self._actions, self.game, seat)
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector (a new array)."""

@@ -336,3 +336,25 @@ def legal_indexes_of(actions: ActionEncoder, public: tuple[Any, ...],
         special = reveal_card_of(seat, seat, stage, guard_open, own[_SOLO], rebels, rules,
                                  called)
     return actions.indexes_with(own[_LEGAL], special)
+
+
+#: a seat's view's values (``Game.view_values``) and the indexes of its legal actions
+Decision = tuple[tuple[Any, ...], tuple[Any, ...], list[int]]
+
+
+class Decisions:
+    """What an environment reads of a seat at a state — its view's values and the
+    indexes of its legal actions (none unless it is to act) — made once per state of a
+    game and seat, though a step asks for them several times."""
+
+    def __init__(self) -> None:
+        self._kept: tuple[bh.Game, int, int, Decision] | None = None
+
+    def of(self, actions: ActionEncoder, game: bh.Game, seat: int) -> Decision:
+        kept = self._kept
+        if kept is not None and kept[0] is game and kept[1] == game.version and kept[2] == seat:
+            return kept[3]
+        public, own = game.view_values(seat)
+        made = (public, own, legal_indexes_of(actions, public, own))
+        self._kept = (game, game.version, seat, made)
+        return made
