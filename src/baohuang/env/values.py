@@ -350,6 +350,10 @@ class Decisions:
     def __init__(self) -> None:
         self._kept: tuple[bh.Game, int, int, Decision] | None = None
 
+    def __reduce__(self) -> tuple[type[Decisions], tuple[()]]:
+        """A copy (``copy``, ``pickle``) starts empty: what it keeps is made again."""
+        return Decisions, ()
+
     def of(self, actions: ActionEncoder, game: bh.Game, seat: int) -> Decision:
         kept = self._kept
         if kept is not None and kept[0] is game and kept[1] == game.version and kept[2] == seat:
