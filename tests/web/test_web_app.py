@@ -66,7 +66,10 @@ def context(browser: Browser, server: str) -> Iterator[BrowserContext]:
 
 
 def violations(page: Page, where: str) -> list[str]:
-    """axe-core's findings on the page as it is, one line each."""
+    """axe-core's findings on the page as it is, one line each — once a big moment's
+    announcement (moments.js: it fades, and text fading out is no lasting contrast) has
+    gone."""
+    page.wait_for_function("() => !document.querySelector('.moment')")
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE)
     found: list[dict[str, Any]] = page.evaluate(

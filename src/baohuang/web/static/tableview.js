@@ -423,7 +423,7 @@ function handArea(ctx) {
   const groups = groupHand(view.hand || []);
   const clickable = !ctx.readonly;
   return h('div', { class: `hand ${view.hand.length > 24 ? 'many' : ''}`, testid: 'hand',
-    'aria-label': t('hand_label'),
+    role: 'group', 'aria-label': t('hand_label'),
     onpointerdown: clickable && ctx.on.swipeStart ? ctx.on.swipeStart : undefined },
   groups.map((g) => h('div', { class: 'group', 'data-rank': g.rank },
     clickable ? h('button', { class: 'rank-pick', testid: 'rank-pick', 'data-rank': g.rank,
