@@ -7,6 +7,7 @@ GitPython, sb3-contrib), which the development venv has."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ from baohuang.env.observation import OBS_SIZE
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
+
+#: rollout buffers a seat (see :func:`train_dmc`), and how long a short training may take
+DMC_BUFFERS, DMC_SECONDS = 32, 600
 
 
 @pytest.fixture
@@ -47,11 +51,20 @@ def train_dmc(env: Any, savedir: Path, *, pettingzoo: bool, frames: int) -> dict
     checkpoint."""
     from rlcard.agents.dmc_agent import DMCTrainer
 
+    # RLCard's learners (one a seat) stop once ``frames`` are learnt, each when it has
+    # its next batch; its actor fills the rollout buffers of every seat in turn and
+    # waits for a free one of the seat it plays next.  With few buffers a seat whose
+    # learner has stopped fills them all while another learner still waits for its
+    # batch, and training never returns: enough buffers that every seat's last batch
+    # comes first (and a bound, so that such a wait fails here instead of hanging)
     trainer = DMCTrainer(env, cuda="", is_pettingzoo_env=pettingzoo, xpid="baohuang",
                          savedir=str(savedir), save_interval=60, num_actors=1,
                          training_device="cpu", total_frames=frames, batch_size=2,
-                         unroll_length=8, num_buffers=4, num_threads=1)
-    trainer.start()
+                         unroll_length=8, num_buffers=DMC_BUFFERS, num_threads=1)
+    training = threading.Thread(target=trainer.start, daemon=True)
+    training.start()
+    training.join(DMC_SECONDS)
+    assert not training.is_alive(), f"RLCard's DMC did not end within {DMC_SECONDS} s"
     checkpoint: dict[str, Any] = torch.load(savedir / "baohuang" / "model.tar",
                                             map_location="cpu", weights_only=False)
     return checkpoint
