@@ -3,7 +3,7 @@
 import { free, h } from './dom.js';
 import { t } from './i18n.js';
 import { post } from './api.js';
-import { errorText } from './lobby.js';
+import { errorText } from './errors.js';
 
 // The panel; done() is called once the app has a user.
 export function whoAreYou(app, tableKey, done) {

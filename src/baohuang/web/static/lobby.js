@@ -1,16 +1,10 @@
 // The lobby: play against bots, account, join by code, open tables, create a table.
 import { clear, focusedId, free, h, refocus, retype, typed } from './dom.js';
 import { getLang, t, tNodes } from './i18n.js';
-import { ApiError, get, post } from './api.js';
+import { get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
 import { levelProgress } from './progress.js';
-
-// A wait of some seconds in words: 40 s, 2 min, 1 h.
-export function waitText(seconds) {
-  if (seconds < 60) return t('wait_seconds', { n: seconds });
-  if (seconds < 3600) return t('wait_minutes', { n: Math.ceil(seconds / 60) });
-  return t('wait_hours', { n: Math.ceil(seconds / 3600) });
-}
+import { errorText } from './errors.js';
 
 // The client's version (the package's and its build's), as the server wrote it into the page.
 export function appVersion() {
@@ -18,21 +12,6 @@ export function appVersion() {
   return (meta && meta.content) || 'dev';
 }
 
-export function errorText(err) {
-  if (err instanceof ApiError && err.code === 'rate_limited' && err.retryAfter) {
-    return t('err_rate_limited_wait', { wait: waitText(err.retryAfter) });
-  }
-  if (err instanceof ApiError && err.code) {
-    const key = `err_${err.code}`;
-    const text = t(key);
-    // rule errors name the option and what it needs: show the server's words too
-    if (text !== key && DETAILED.has(err.code) && err.message) return `${text} ${err.message}`;
-    if (text !== key) return text;
-  }
-  return t('err_generic');
-}
-
-const DETAILED = new Set(['bad_rules', 'bad_request']);
 
 // A server table's own defaults where they differ from the preset's rule text: leaving
 // is played out by 托管 unless the table chooses 逃跑即结束 (docs/protocol.md §2).

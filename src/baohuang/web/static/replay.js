@@ -2,7 +2,7 @@
 import { clear, free, h } from './dom.js';
 import { t } from './i18n.js';
 import { get } from './api.js';
-import { errorText } from './lobby.js';
+import { errorText } from './errors.js';
 import { DataScreen } from './screen.js';
 import { renderTable } from './tableview.js';
 import { fitHands } from './handfit.js';

@@ -1,6 +1,6 @@
 // A screen that shows what one API call returns: "loading" until it comes, its error if
 // it fails. Subclasses give load() and render() (history, leaderboard, a player's page).
-import { errorText } from './lobby.js';
+import { errorText } from './errors.js';
 
 export class DataScreen {
   constructor(app) {
