@@ -162,15 +162,21 @@ async def _to_the_guard(table: Table) -> int:
     return guard
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Clocks]]:
+def _paused_server(tmp_path_factory: pytest.TempPathFactory, name: str,
+                   away_grace: float) -> Iterator[tuple[str, Clocks]]:
+    """A server on hand-moved clocks with the Guard's pause ``PAUSE``."""
     clocks = Clocks()
-    path = tmp_path_factory.mktemp("pause") / "bh.db"
+    path = tmp_path_factory.mktemp(name) / "bh.db"
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", hosted_delay=HOSTED_DELAY,
                           bot_delay=0.0, guard_pause=PAUSE, next_game_delay=600.0,
-                          away_grace=600.0, **LOOSE_CONFIG)
+                          away_grace=away_grace, **LOOSE_CONFIG)
     with ServerThread(config, clocks=clocks) as running:
         yield running.url, clocks
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Clocks]]:
+    yield from _paused_server(tmp_path_factory, "pause", 600.0)
 
 
 @pytest.mark.parametrize("way", ["at_once", "hosted", "last_moment", "timeout"])
@@ -363,13 +369,7 @@ def test_a_seat_going_while_the_guard_decides_moves_no_clock(
 @pytest.fixture(scope="module")
 def short_grace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Clocks]]:
     """A server whose away grace (1 s) is shorter than the Guard's pause (3 s)."""
-    clocks = Clocks()
-    path = tmp_path_factory.mktemp("grace") / "bh.db"
-    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", hosted_delay=HOSTED_DELAY,
-                          bot_delay=0.0, guard_pause=PAUSE, next_game_delay=600.0,
-                          away_grace=1.0, **LOOSE_CONFIG)
-    with ServerThread(config, clocks=clocks) as running:
-        yield running.url, clocks
+    yield from _paused_server(tmp_path_factory, "grace", 1.0)
 
 
 @pytest.mark.parametrize("event", ["leave", "drop"])
