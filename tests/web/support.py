@@ -262,11 +262,17 @@ def play_game(page: Page, keyboard: bool = False, check: Any = None) -> dict[str
                                    f" || (window.baohuang?.screen?.game ?? 0) > {game}")
             return seen
         if st["stage"] != "play":
-            buttons = page.get_by_test_id("decision")
+            # the dialog's choices read in one step: on a loaded machine the decision can
+            # end (its time ran out, a redraw) between two reads of the page
+            choices: list[str] = page.evaluate(
+                "() => [...document.querySelectorAll('[data-testid=decision]')]"
+                ".map((b) => b.dataset.choice || '')")
+            if not choices:
+                continue                # the decision is over already: look again
             expected = sorted({a["kind"] for a in st["legal"]})
-            assert sorted({b.get_attribute("data-choice") or "" for b in buttons.all()}) == expected
-            first = buttons.first
-            seen["decisions"].append((st["stage"], first.get_attribute("data-choice")))
+            assert sorted(set(choices)) == expected
+            first = page.get_by_test_id("decision").first
+            seen["decisions"].append((st["stage"], choices[0]))
             if check:
                 check(page, "decision")
             if keyboard:
