@@ -20,6 +20,7 @@ from web.support import (
     click_card,
     open_page,
     play_game,
+    quickplay,
     shot,
     sized_page,
     start_vs_bots,
@@ -309,7 +310,9 @@ def test_match_of_two_games_shows_totals_and_tribute(page: Page) -> None:
 def test_hosted_toggle_plays_on_while_a_watcher_follows(browser: Browser, server: str) -> None:
     with (sized_page(browser, server, "desktop") as page,
           sized_page(browser, server, "desktop", lang="en") as watcher):
-        start_vs_bots(page)
+        # (ten minutes to think: on a loaded machine opening the watcher can outlast the
+        # usual 30 s, and a turn that runs out puts the seat on 托管 before the tap)
+        quickplay(page, "Host", timeout=600)
         table_id = page.url.split("#/t/")[1]
         watcher.goto(f"/#/w/{table_id}")
         watcher.wait_for_function("() => window.baohuang?.screen?.view")
