@@ -84,22 +84,23 @@ unit: $(DEV_STAMP)
 	$(DEV_BIN)/pytest -n $(WORKERS) --dist loadgroup
 
 # Everything: lint, types, every test, and the compiled build's tests.  The compiled
-# build is compiled (on one core) while the suite runs (mostly waiting on sockets), then
-# its tests run.  Each stage's time goes to $(STAGES).
+# build is compiled (on one core) while the suite runs (mostly waiting on sockets), and
+# its tests run as soon as it is built, beside the suite's tail.  Each stage's time goes
+# to $(STAGES).
 test: $(DEV_STAMP)
 	@mkdir -p test-output && rm -f $(STAGES)
 	$(TIMED) lint $(MAKE) --no-print-directory lint
 	$(TIMED) types $(MAKE) --no-print-directory typecheck
-	$(MAKE) --no-print-directory -j2 timed-unit timed-compiled-wheel
-	$(TIMED) "compiled tests" $(MAKE) --no-print-directory compiled-tests
+	$(MAKE) --no-print-directory -j2 timed-unit timed-compiled
 	@cat $(STAGES)
 
-.PHONY: timed-unit timed-compiled-wheel
+.PHONY: timed-unit timed-compiled
 timed-unit:
 	$(TIMED) tests $(MAKE) --no-print-directory unit
-timed-compiled-wheel:
+timed-compiled:
 	$(TIMED) "compiled build" bash -c \
 		'$(MAKE) --no-print-directory compiled-wheel && $(MAKE) --no-print-directory compiled-venv'
+	$(TIMED) "compiled tests" $(MAKE) --no-print-directory compiled-tests
 
 # The compiled build (setup.py: the engine's and the environments' hot modules and the
 # server's path of a move, compiled by mypyc) as a wheel, installed into its own venv,
