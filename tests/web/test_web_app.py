@@ -152,7 +152,9 @@ def test_axe_finds_nothing_on_the_lobby_and_a_table_in_play(browser: Browser,
         page.goto("/")
         page.get_by_test_id("create-form").wait_for()
         found = violations(page, "lobby")
-        quickplay(page, "Axe", practice=True, seed=11)
+        # (ten minutes to think: axe's scans on a loaded machine can outlast the usual
+        # 30 s, and a turn that ran out would put the seat on 托管 before the tap)
+        quickplay(page, "Axe", practice=True, seed=11, timeout=600)
         to_the_play(page)
         found += violations(page, "table")
         # (托管 waits ten minutes on this server: the game holds at this seat's turn)
