@@ -32,6 +32,9 @@ TESTS = Path(__file__).resolve().parent
 
 #: whole folders and files whose tests are of what the compiled build compiles
 _COMPILED = ("engine", "env", "test_client_views.py")
+#: left to the suite: the trainers (RLCard's DMC, MaskablePPO) spend their time in
+#: PyTorch, and the environments' own tests already step the compiled environments
+_NOT_COMPILED = ("test_trainers.py",)
 #: the server tests run against the compiled build: whole games through the compiled
 #: table actor, render and SQLite writes, and the table's turn and outage timers
 _COMPILED_SERVER = ("test_server_game.py", "test_server_guard_pause.py",
@@ -53,8 +56,9 @@ def _tiers(item: pytest.Item) -> set[str]:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and "postgres" in callspec.id.split("-"):
         marks.add("postgres")
-    if (parts[:1] and parts[0] in _COMPILED) or (
-            parts[:1] == ("server",) and parts[-1] in _COMPILED_SERVER):
+    if ((parts[:1] and parts[0] in _COMPILED) or (
+            parts[:1] == ("server",) and parts[-1] in _COMPILED_SERVER)) \
+            and parts[-1:] != _NOT_COMPILED:
         marks.add("compiled")
     return marks
 
