@@ -15,11 +15,21 @@ from typing import Any
 import httpx
 import pytest
 import websockets.sync.client
-from server_support import FAST, Raw, error_of, running_server, shared_server
+from server_support import (
+    DATABASES,
+    FAST,
+    LOOSE_CONFIG,
+    Raw,
+    database,
+    error_of,
+    running_server,
+    shared_server,
+)
 from websockets.exceptions import InvalidStatus
 
 from baohuang.client import Client
-from baohuang.server.harness import ServerProcess
+from baohuang.server.config import ServerConfig
+from baohuang.server.harness import ServerProcess, ServerThread
 
 
 @pytest.fixture(scope="module")
@@ -362,3 +372,39 @@ def test_another_players_rematch_seats_nobody_who_did_not_say_yes(
             await socket_.close()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_two_players_asking_for_a_new_match_at_once_get_the_same_table(
+        tmp_path: Path, kind: str) -> None:
+    """Both players of a finished match tap 再来一场 at the same moment: the second
+    request, made while the first is still writing the new table, gets that table, not
+    a second one (which would split the friends over two tables). (SQLite's writes do
+    not leave the event loop, PostgreSQL's do: there the two requests interleave.)"""
+    with database(kind, tmp_path) as url, ServerThread(ServerConfig(
+            db_url=url, bot_delay=0.0, hosted_delay=0.0, guard_pause=0.0,
+            next_game_delay=0.0, **LOOSE_CONFIG)) as server:
+        async def finished() -> tuple[str, list[str]]:
+            one, two = Client(server.url), Client(server.url)
+            await one.guest("一号")
+            await two.guest("二号")
+            table = await one.create_table(bots={"2": "random", "3": "random", "4": "random"},
+                                           games=1, timeout=60)
+            await asyncio.wait_for(asyncio.gather(one.play(table["id"], "hosted"),
+                                                  two.play(table["id"], "hosted")), 120)
+            assert one.token is not None and two.token is not None
+            return table["id"], [one.token, two.token]
+        table_id, tokens = asyncio.run(finished())
+        assert server.app is not None
+        state = server.app.state.server
+
+        async def both_ask() -> list[str]:
+            table = state.lobby.tables[table_id]
+            users = [await state.accounts.user_for_token(token) for token in tokens]
+            made = await asyncio.gather(*(state.lobby.rematch(table, user)
+                                          for user in users))
+            return [new.id for new in made]
+        first, second = server.call(both_ask)
+        assert first == second
+        assert server.call(lambda: asyncio.sleep(0, [t for t in state.lobby.tables
+                                                     if t not in (table_id, first)])) == []

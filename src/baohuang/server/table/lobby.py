@@ -210,6 +210,9 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.codes: dict[str, str] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        #: the new match being made for a table (by its id): a second request meanwhile
+        #: waits for it instead of making another
+        self._rematches: dict[str, asyncio.Future[Table]] = {}
         #: a cluster node (``config.redis_url``): this lobby runs the tables it holds
         #: the leases of, and takes over those nobody holds (docs/cluster.md)
         self.cluster: Member | None = None
@@ -331,6 +334,25 @@ class Lobby:
             existing = self.tables.get(table.rematch["id"])
             if existing is not None:
                 return existing
+        making = self._rematches.get(table.id)
+        if making is not None:             # (asked at the same moment: the same table)
+            return await asyncio.shield(making)
+        making = self._rematches[table.id] = asyncio.get_running_loop().create_future()
+        try:
+            new = await self._make_rematch(table, user)
+        except asyncio.CancelledError:
+            making.cancel()
+            raise
+        except Exception as exc:
+            making.set_exception(exc)
+            making.exception()             # (retrieved: a lone asker gets it raised)
+            raise
+        finally:
+            del self._rematches[table.id]
+        making.set_result(new)
+        return new
+
+    async def _make_rematch(self, table: Table, user: UserRecord) -> Table:
         s = table.settings
         bots = {i: seat.bot for i, seat in enumerate(table.seats)
                 if seat is not None and seat.bot is not None}
