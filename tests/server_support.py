@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -258,3 +258,26 @@ class Clocks:
     def __call__(self, table_id: str) -> ManualClock:
         clock = self.tables[table_id] = ManualClock()
         return clock
+
+
+@contextlib.asynccontextmanager
+async def pumping(clock: ManualClock) -> AsyncIterator[None]:
+    """Ring whatever the table set for *now* (a bot's think, 托管's answer, each after
+    no delay), without moving the clock: only the test moves it."""
+    stop = asyncio.Event()
+
+    async def pump() -> None:
+        while not stop.is_set():
+            await asyncio.to_thread(clock.advance_to, clock.now())
+            await asyncio.sleep(0.005)
+    task = asyncio.get_running_loop().create_task(pump())
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
+
+
+async def advance(clock: ManualClock, seconds: float) -> None:
+    """Move a table's hand-moved clock on by ``seconds``, ringing what falls due."""
+    await asyncio.to_thread(clock.advance_to, clock.now() + seconds)

@@ -408,3 +408,33 @@ def test_two_players_asking_for_a_new_match_at_once_get_the_same_table(
         assert first == second
         assert server.call(lambda: asyncio.sleep(0, [t for t in state.lobby.tables
                                                      if t not in (table_id, first)])) == []
+
+
+def test_a_watcher_after_the_game_is_told_it_was_scored_as_it_was_stored(
+        tmp_path: Path) -> None:
+    """Five friends finish a scored game and close the app. Someone who opens the table
+    afterwards is told the game was scored, as the stored result says — not a figure
+    worked out again from who is connected now (all five gone: "not scored")."""
+    flags = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
+             "--next-game-delay", "0", "--away-grace", "0")
+
+    async def main(url: str) -> None:
+        friends = [Client(url) for _ in range(5)]
+        for n, friend in enumerate(friends):
+            await friend.guest(f"朋友{n}")
+        table = await friends[0].create_table(games=1, timeout=60)
+        await asyncio.wait_for(asyncio.gather(*(f.play(table["id"], "hosted", seed=n)
+                                                for n, f in enumerate(friends))), 120)
+        history = await friends[0].request("GET", "/api/history")
+        stored = next(g for g in history["games"] if g["table_id"] == table["id"])
+        assert stored["scored"] is True
+        late = Client(url)
+        await late.guest("后来的")
+        raw = await Raw.connect(url, late.token)
+        await raw.send({"type": "join", "table": table["id"]})
+        over = await raw.recv_type("game_over")
+        assert over["scored"] is True
+        await raw.close()
+
+    with running_server("sqlite", tmp_path, *flags) as server:
+        asyncio.run(main(server.url))

@@ -5,16 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import Raw, guests, raw_play, shared_server
+from server_support import (
+    LOOSE_CONFIG,
+    Clocks,
+    Raw,
+    advance,
+    guests,
+    pumping,
+    raw_play,
+    shared_server,
+)
 
 import baohuang as bh
 from baohuang.client import Client, PlayResult
-from baohuang.server.harness import ServerProcess
+from baohuang.server.config import ServerConfig
+from baohuang.server.harness import ServerProcess, ServerThread
+from baohuang.server.table.clock import ManualClock
 
 
 @pytest.fixture(scope="module")
@@ -91,47 +101,80 @@ def test_timeout_puts_the_seat_on_hosted(server: ServerProcess) -> None:
 
 
 def test_a_decision_times_out_after_its_own_timeout_not_an_earlier_ones(
-        server: ServerProcess) -> None:
+        tmp_path: Path) -> None:
     """The table keeps one timer across quick moves: a seat's time still runs from
-    the moment it is asked, however long the decisions before took."""
+    the moment it is asked, however long the decisions before took (the table's clock
+    moved by hand: four seats take 0.3 s each, the think time is 1 s)."""
     from baohuang.bots import hosted_action
+    from baohuang.client import view_from_dict
 
-    async def slow(view: bh.View, legal: Sequence[bh.Action]) -> bh.Action:
-        await asyncio.sleep(0.3)
-        return hosted_action(view, legal)
+    clocks = Clocks()
+    config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.0,
+                          hosted_delay=0.0, guard_pause=0.0, next_game_delay=0.0,
+                          away_grace=600.0, **LOOSE_CONFIG)
 
-    async def main() -> tuple[float, int]:
-        # (seed 3: four others decide, 0.3 s each, before the first seat is asked)
-        others, me, table = await _seat_up(server.url, {"practice": True, "seed": 3,
-                                                    "timeout": 1.0})
-        idle = await Raw.connect(server.url, me.token)
-        await idle.send({"type": "join", "table": table["id"]})
-        seat = (await idle.recv_type("table"))["you"]["seat"]
-        plays = [asyncio.create_task(c.play(table["id"], slow)) for c in others]
-        asked_at, before = None, 0
+    async def slowly(raw: Raw, clock: ManualClock) -> None:
+        """A seat that answers 0.3 s after it is asked, by the table's clock."""
         while True:
-            msg = await idle.recv()
-            if msg["type"] == "table":
-                hosted = [i for i, s in enumerate(msg["table"]["seats"])
-                          if s and s["hosted"] and i != seat]
-                assert hosted == [], "nobody else timed out"
-            if msg["type"] != "update":
-                continue
-            if msg["events"][0].get("seat") == seat:      # our move, made by the timer
-                assert asked_at is not None
-                elapsed = asyncio.get_running_loop().time() - asked_at
-                break
-            before += 1
-            if asked_at is None and idle.view.get("to_act") == seat:
-                asked_at = asyncio.get_running_loop().time()
-        for play in plays:
-            play.cancel()
-        return elapsed, before
+            msg = await raw.recv(60)
+            view = raw.view
+            if msg["type"] in ("update", "snapshot") and view["legal_actions"] \
+                    and view["to_act"] == view["seat"]:
+                await advance(clock, 0.3)
+                parsed = view_from_dict(view)
+                action = hosted_action(parsed, list(parsed.legal_actions))
+                await raw.send({"type": "act", "action": action.to_dict(),
+                                "version": msg["version"]})
 
-    elapsed, before = asyncio.run(main())
-    assert before >= 3, "others decided (slowly) before we were asked"
-    assert 0.95 <= elapsed <= 1.8
-    # (the first timer was set at the first decision, more than a second before ours)
+    async def main(url: str) -> None:
+        # (seed 3: four others decide before the last seat is asked)
+        others, me, table = await _seat_up(url, {"practice": True, "seed": 3,
+                                                 "timeout": 1.0})
+        clock = clocks.tables[table["id"]]
+        raws = []
+        for client in [me, *others]:        # (our seat: the first free)
+            raw = await Raw.connect(url, client.token)
+            await raw.send({"type": "join", "table": table["id"]})
+            await raw.recv_type("table")
+            raws.append(raw)
+        idle = raws[0]
+        seat = next(m for m in idle.seen if m["type"] == "table")["you"]["seat"]
+        tasks = [asyncio.create_task(slowly(raw, clock)) for raw in raws[1:]]
+        try:
+            async with pumping(clock):
+                before = 0
+                while True:
+                    msg = await idle.recv(60)
+                    if msg["type"] == "table":
+                        hosted = [i for i, s in enumerate(msg["table"]["seats"])
+                                  if s and s["hosted"]]
+                        assert hosted == [], "nobody timed out"
+                    if msg["type"] in ("update", "snapshot") \
+                            and idle.view.get("to_act") == seat:
+                        break
+                    before += msg["type"] == "update"
+                assert before >= 3, "others decided (slowly) before we were asked"
+                asked_at = clock.now()
+                await advance(clock, 0.99)
+                watcher = await Raw.connect(url)
+                await watcher.send({"type": "join", "table": table["id"], "as": "watcher"})
+                still = await watcher.recv_type("snapshot")
+                await watcher.close()
+                assert still["view"]["to_act"] == seat, "our time had not run out"
+                await advance(clock, 0.01)
+                while True:
+                    msg = await idle.recv(60)
+                    if msg["type"] == "update" and msg["events"][0].get("seat") == seat:
+                        break           # our move, made by the timer
+                assert clock.now() == pytest.approx(asked_at + 1.0)
+        finally:
+            for task in tasks:
+                task.cancel()
+            for raw in raws:
+                await raw.close()
+
+    with ServerThread(config, clocks=clocks) as server:
+        asyncio.run(main(server.url))
 
 
 async def _playing_against_bots(server: ServerProcess, name: str, seed: int) -> Raw:

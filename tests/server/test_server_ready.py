@@ -7,12 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import LOOSE_CONFIG, Clocks, Raw, raw_play, running_server
+from server_support import (
+    LOOSE_CONFIG,
+    Clocks,
+    Raw,
+    advance,
+    pumping,
+    raw_play,
+    running_server,
+)
 
 from baohuang.client import Client
 from baohuang.server.config import ServerConfig
@@ -32,28 +40,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThr
                           away_grace=GRACE, **LOOSE_CONFIG)
     with ServerThread(config, clocks=clocks) as server:
         yield server, clocks
-
-
-@contextlib.asynccontextmanager
-async def pumping(clock: ManualClock) -> AsyncIterator[None]:
-    """Ring whatever the table set for *now* (a bot's think, 托管's answer, each after
-    no delay), without moving the clock: only the test moves it."""
-    stop = asyncio.Event()
-
-    async def pump() -> None:
-        while not stop.is_set():
-            await asyncio.to_thread(clock.advance_to, clock.now())
-            await asyncio.sleep(0.005)
-    task = asyncio.get_running_loop().create_task(pump())
-    try:
-        yield
-    finally:
-        stop.set()
-        await task
-
-
-async def advance(clock: ManualClock, seconds: float) -> None:
-    await asyncio.to_thread(clock.advance_to, clock.now() + seconds)
 
 
 async def friends(url: str, clocks: Clocks, **spec: Any

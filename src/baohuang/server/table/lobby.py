@@ -445,6 +445,7 @@ class Lobby:
             last = games[-1]
             table.moves = len(last["actions"])
             table.recorded = last["status"] == "over"
+            table.last_scored = last["scored"] if table.recorded else None
             for seat, state in zip(table.seats, last["hosted"], strict=True):
                 if seat is not None and state:
                     seat.hosted, seat.hosted_count = state["hosted"], state["count"]

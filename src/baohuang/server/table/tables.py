@@ -105,7 +105,8 @@ class Table:
         self.dissolved_reason = "hosted"
         #: when a move was last made (the clock; at first: when the table was made)
         self.moved_at = self.clock.now()
-        #: whether the last finished game was scored (``None``: none finished yet)
+        #: whether the last finished game was scored, as its result was stored
+        #: (``None``: none finished yet)
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
         self.rematch: dict[str, str] | None = None
@@ -316,15 +317,10 @@ class Table:
         game = self.game
         assert game is not None
         return render.game_over(game, base=self.base, index=self.index,
-                                scored=self.scored(), totals=self.totals,
+                                scored=bool(self.last_scored), totals=self.totals,
                                 games=self.settings.games, played=self.index + 1,
                                 over=self.status != "playing", status=self.status,
                                 hosted=self.dissolved_by)
-
-    def scored(self) -> bool:
-        now = self.clock.now()
-        return not all(s is not None and s.auto(self.config.away_grace, now)
-                       for s in self.seats)
 
     # -- 准备 between games ----------------------------------------------------------------
     def ask_ready(self, index: int) -> None:
