@@ -89,7 +89,7 @@ export class ChallengeScreen extends DataScreen {
       : null;
     return h('li', { class: `challenge-deal ${d.status}`, testid: 'challenge-deal',
       'data-deal': d.deal, 'data-status': d.status },
-    h('h3', {}, title),
+    h('h2', {}, title),
     h('p', { class: 'muted' }, seat, ' · ', t(`challenge_status_${d.status}`),
       ' · ', t('challenge_players_n', { n: d.players })),
     mine,
@@ -121,7 +121,7 @@ export class ChallengeScreen extends DataScreen {
           : `#/challenge/${data.day}/${d.deal}/${r.game_id}` },
       t(d.game_id && r.game_id !== d.game_id ? 'challenge_compare' : 'btn_replay')) : null)));
     return h('div', { class: 'deal-results' },
-      h('h4', {}, t('challenge_distribution')), bars,
+      h('h3', {}, t('challenge_distribution')), bars,
       h('details', { testid: 'challenge-results' },
         h('summary', {}, t('challenge_everyone', { n: d.results.length })),
         h('div', { class: 'table-scroll' }, h('table', { class: 'scores' },
@@ -168,7 +168,7 @@ export class ChallengeScreen extends DataScreen {
         : h('p', { class: 'muted small' }, t('challenge_seed_later')));
     }
     this.root.appendChild(h('section', { class: 'panel challenge', testid: 'challenge' },
-      h('h1', {}, t('challenge_title'), data ? [' · ', h('span', { translate: 'no' }, data.day)] : null),
+      h('h1', {}, data ? `${t('challenge_title')} · ${data.day}` : t('challenge_title')),
       this.error ? h('p', { class: 'message bad', role: 'alert', testid: 'challenge-error' }, this.error) : null,
       data ? body : this.error ? null : h('p', {}, t('loading')),
       h('div', { class: 'row' },
