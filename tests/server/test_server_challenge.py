@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import LOOSE_CONFIG, Raw, guests
+from server_support import FAST, LOOSE, LOOSE_CONFIG, Raw, database, guests
 from test_server_secrets import _expected, _walk
 
 import baohuang as bh
@@ -22,7 +22,7 @@ from baohuang.client import Client, ClientError
 from baohuang.server.challenge.days import day_bounds, deal_of
 from baohuang.server.challenge.service import ChallengeService
 from baohuang.server.config import ServerConfig
-from baohuang.server.harness import ServerThread
+from baohuang.server.harness import ServerProcess, ServerThread
 
 ZONE = "Asia/Shanghai"
 DAY = "2026-12-07"
@@ -318,3 +318,47 @@ def test_guests_are_refused_when_the_host_says_so(tmp_path: Path) -> None:
             started = await member.request("POST", f"/api/challenge/{day}/deals/1")
             assert started["deal"] == 1
         asyncio.run(main())
+
+
+def test_a_challenge_deal_survives_a_restart(tmp_path: Path) -> None:
+    """The server is killed while a deal waits for its player and started again on the
+    same database: the player comes back to the same seat and cards, the table still
+    admits him alone, and the deal is still his one attempt."""
+    with database("sqlite", tmp_path) as url:
+        server = ServerProcess(url, None, *LOOSE, *FAST, "--away-grace", "600",
+                               "--challenge-timeout", "600", log=tmp_path / "server.log")
+        server.start()
+        try:
+            async def before() -> tuple[Client, Client, dict[str, Any], dict[str, Any]]:
+                a, b = await guests(server.url, 2, "again")
+                day = (await a.request("GET", "/api/challenge"))["day"]
+                started = await a.request("POST", f"/api/challenge/{day}/deals/1")
+                raw = await Raw.connect(server.url, a.token)
+                await raw.send({"type": "join", "table": started["table_id"]})
+                snapshot = await raw.recv_type("snapshot")
+                await raw.close()
+                return a, b, started, snapshot
+            a, b, started, snapshot = asyncio.run(before())
+            table = asyncio.run(a.request("GET", f"/api/tables/{started['table_id']}"))
+            server.kill()
+            server.start()
+
+            async def after() -> None:
+                again = await a.request("POST", f"/api/challenge/{started['day']}/deals/1")
+                assert again["table_id"] == started["table_id"] and again["resumed"]
+                raw = await Raw.connect(server.url, a.token)
+                await raw.send({"type": "join", "table": started["table_id"]})
+                back = await raw.recv_type("snapshot")
+                assert back["view"]["seat"] == started["seat"]
+                assert back["view"]["hand"] == snapshot["view"]["hand"]
+                await raw.close()
+                other = await Raw.connect(server.url, b.token)
+                await other.send({"type": "join", "table": table["code"], "as": "watcher"})
+                assert (await other.recv_type("error"))["code"] == "no_table"
+                await other.close()
+                shown = await a.request("GET", f"/api/tables/{started['table_id']}")
+                assert shown["challenge"] == {"day": started["day"], "deal": 1,
+                                              "deals": started["deals"]}
+            asyncio.run(after())
+        finally:
+            server.stop()

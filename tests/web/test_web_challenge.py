@@ -121,11 +121,13 @@ def test_a_day_is_played_and_its_results_shown(browser: Browser, server: str) ->
         assert boxes[0] and boxes[1] and boxes[0]["x"] < boxes[1]["x"]   # side by side
         _fits(desk, "compare 1280x800")
         shot(desk, "challenge-compare-1280x800-en.png")
+        assert violations(desk, "compare 1280x800") == []
         # past days and a landscape phone
         desk.goto("/#/challenge/days")
         desk.get_by_test_id("challenge-day-row").first.wait_for()
         assert desk.get_by_test_id("challenge-day-row").first.inner_text().startswith(
             desk_day["day"])
+        assert_english(desk, "past days")
         phone.set_viewport_size({"width": 844, "height": 390})
         phone.goto(f"/#/challenge/{day['day']}")
         phone.get_by_test_id("challenge-deal").first.wait_for()
