@@ -130,7 +130,9 @@ def test_a_day_is_played_and_its_results_shown(browser: Browser, server: str) ->
         assert_english(desk, "past days")
         phone.set_viewport_size({"width": 844, "height": 390})
         phone.goto(f"/#/challenge/{day['day']}")
+        phone.reload()                 # (the same address: read the day again)
         phone.get_by_test_id("challenge-deal").first.wait_for()
+        assert phone.get_by_test_id("challenge-rank-row").count() == 2
         _fits(phone, "day 844x390")
         shot(phone, "challenge-day-844x390-zh.png")
         phone.goto(f"/#/challenge/{day['day']}/2/{mine['game_id']}/{other['game_id']}")
