@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from server_support import FAST, LOOSE, LOOSE_CONFIG, Raw, database, guests
+from sqlalchemy import update
 from test_server_secrets import _expected, _walk
 
 import baohuang as bh
@@ -22,6 +23,7 @@ from baohuang.client import Client, ClientError
 from baohuang.server.challenge.days import day_bounds, deal_of
 from baohuang.server.challenge.service import ChallengeService
 from baohuang.server.config import ServerConfig
+from baohuang.server.db.models import challenge_plays
 from baohuang.server.harness import ServerProcess, ServerThread
 
 ZONE = "Asia/Shanghai"
@@ -362,3 +364,27 @@ def test_a_challenge_deal_survives_a_restart(tmp_path: Path) -> None:
             asyncio.run(after())
         finally:
             server.stop()
+
+
+def test_an_attempt_whose_table_was_never_noted_gets_that_table_back(
+        served: tuple[ServerThread, DayClock]) -> None:
+    """A node that stopped between making a deal's table and noting it in the attempt
+    (acted out by clearing the note): asking again, even long after, leads to that same
+    table — never a second deal of the same cards."""
+    server, clock = served
+    service: ChallengeService = server.app.state.challenge  # type: ignore[union-attr]
+
+    async def forget() -> None:
+        async with service.store.engine.begin() as conn:
+            await conn.execute(update(challenge_plays).values(table_id=None))
+
+    async def main() -> None:
+        (a,) = await guests(server.url, 1, "lost")
+        first = await a.request("POST", f"/api/challenge/{DAY}/deals/1")
+        server.call(forget)
+        clock.t += 120                      # (older than a stale claim)
+        again = await a.request("POST", f"/api/challenge/{DAY}/deals/1")
+        assert again["table_id"] == first["table_id"] and again["resumed"]
+        today = await a.request("GET", "/api/challenge")
+        assert today["deals"][0]["table_id"] == first["table_id"]
+    asyncio.run(main())

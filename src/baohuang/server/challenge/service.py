@@ -107,6 +107,10 @@ class ChallengeService:
                                      "of today's challenge: each deal is played once")
             if attempt.table_id is not None:
                 return self._seat_json(row, deal, attempt.table_id, resumed=True)
+            made = await self.store.table_made(day, number, user.id)
+            if made is not None:          # (its table was made: that one, never another)
+                await self.store.set_table(day, number, user.id, made)
+                return self._seat_json(row, deal, made, resumed=True)
             if not await self.store.reclaim(day, number, user.id, now - STALE_CLAIM, now):
                 raise ChallengeError(409, "starting", "this deal is being set up: try again "
                                      "in a moment")
@@ -114,7 +118,8 @@ class ChallengeService:
             table = await self.lobby.create(user, self._spec(row, deal), people={
                 deal.seat: Seat(name=user.name, user_id=user.id)})
         except BaseException:
-            await self.store.release(day, number, user.id)
+            if await self.store.table_made(day, number, user.id) is None:
+                await self.store.release(day, number, user.id)    # nothing was dealt
             raise
         await self.store.set_table(day, number, user.id, table.id)
         return self._seat_json(row, deal, table.id, resumed=False)

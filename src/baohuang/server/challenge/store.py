@@ -13,7 +13,7 @@ from sqlalchemy import and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from ..db.models import challenge_days, challenge_plays, games, users
+from ..db.models import challenge_days, challenge_plays, games, tables, users
 
 __all__ = ["Attempt", "ChallengeStore", "DayRow"]
 
@@ -111,6 +111,18 @@ class ChallengeStore:
                 challenge_plays.c.user_id == user_id, challenge_plays.c.table_id.is_(None),
                 challenge_plays.c.started < older_than).values(started=now))
         return bool(done.rowcount)
+
+    async def table_made(self, day: str, deal: int, user_id: int) -> str | None:
+        """The table made for this attempt, if one was stored although the attempt never
+        learnt it (its node stopped, or the database failed, in between)."""
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(tables.c.id, tables.c.challenge).where(
+                tables.c.owner == user_id, tables.c.challenge.is_not(None)))).all()
+        for row in rows:
+            info = row.challenge
+            if isinstance(info, dict) and info.get("day") == day and info.get("deal") == deal:
+                return str(row.id)
+        return None
 
     async def set_table(self, day: str, deal: int, user_id: int, table_id: str) -> None:
         async with self.engine.begin() as conn:
