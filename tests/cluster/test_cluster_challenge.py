@@ -55,6 +55,15 @@ def test_one_attempt_per_deal_across_nodes(kind: str, tmp_path: Path,
                            for node in (one, two)]
             assert sorted(running) == [0, 1]
             other = on_two if running[0] == 1 else on_one
+            # nobody else finds the table, by id or by code, on either node
+            code = (await on_one.request("GET", f"/api/tables/{table_id}"))["code"]
+            for node in (one, two):
+                stranger = Client(node.url)
+                await stranger.guest("stranger")
+                for key in (table_id, code):
+                    with pytest.raises(ClientError) as hidden:
+                        await stranger.request("GET", f"/api/tables/{key}")
+                    assert hidden.value.status == 404
             await asyncio.wait_for(other.play(table_id, "random", seed=3), 120)
             for client in (on_one, on_two):
                 with pytest.raises(ClientError) as refused:
