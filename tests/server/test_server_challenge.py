@@ -322,6 +322,7 @@ def test_guests_are_refused_when_the_host_says_so(tmp_path: Path) -> None:
         asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_a_challenge_deal_survives_a_restart(tmp_path: Path) -> None:
     """The server is killed while a deal waits for its player and started again on the
     same database: the player comes back to the same seat and cards, the table still
