@@ -83,6 +83,20 @@ def serve_command(
         "bearer token (Authorization: Bearer TOKEN; at least 16 characters, say from "
         "`openssl rand -hex 32`); without it /metrics is off. Better given in the "
         "environment variable than on the command line, which other users can see"),
+    challenge_tz: str = typer.Option(
+        "Asia/Shanghai", help="每日挑战 (daily challenge): the time zone whose calendar day "
+        "is a challenge day (an IANA name)"),
+    challenge_deals: int = typer.Option(6, help="deals in a challenge day (1 to 20)"),
+    challenge_preset: str = typer.Option("shandong", help="the rules preset of the "
+                                         "challenge's deals"),
+    challenge_bot: str = typer.Option(
+        "normal", help="the bots of the challenge (a level that answers a position always "
+        "the same way: normal or hard)"),
+    challenge_guests: bool = typer.Option(True, help="guests may play the daily challenge"),
+    challenge_timeout: float = typer.Option(60.0, help="seconds a challenge deal's turn "
+                                            "lasts"),
+    challenge_reveal_after: float = typer.Option(
+        3600.0, help="seconds after a challenge day ends that its secret seed is published"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from limits import parse_many
@@ -106,7 +120,12 @@ def serve_command(
                           table_rate_account=table_rate_account,
                           code_rate_address=code_rate_address,
                           code_rate_account=code_rate_account,
-                          metrics_token=metrics_token or None)
+                          metrics_token=metrics_token or None,
+                          challenge_tz=challenge_tz, challenge_deals=challenge_deals,
+                          challenge_preset=challenge_preset, challenge_bot=challenge_bot,
+                          challenge_guests=challenge_guests,
+                          challenge_timeout=challenge_timeout,
+                          challenge_reveal_after=challenge_reveal_after)
     for hint, rate in (("--account-rate-address", account_rate_address),
                        ("--table-rate-address", table_rate_address),
                        ("--table-rate-account", table_rate_account),
@@ -125,6 +144,11 @@ def serve_command(
     if metrics_token and len(metrics_token) < MIN_METRICS_TOKEN:
         raise typer.BadParameter(f"must have at least {MIN_METRICS_TOKEN} characters",
                                  param_hint="--metrics-token")
+    from .challenge.service import check_config
+    try:
+        check_config(config)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--challenge-*") from None
     serve(host, port, config, log_level)
 
 

@@ -116,3 +116,16 @@ class ServerConfig:
     #: the bearer token a Prometheus scraper sends for ``GET /metrics``
     #: (``Authorization: Bearer ...``); ``None``: ``/metrics`` is off (404)
     metrics_token: str | None = None
+    #: 每日挑战, the daily challenge (docs/challenge.md): the time zone whose calendar
+    #: day is a challenge day (an IANA name), its number of deals, their preset, the
+    #: bot level at the four other seats (one that answers a position always the same
+    #: way: ``normal`` or ``hard``), whether guests may play it, how long a deal's turn
+    #: lasts (seconds), and how long after the day ends its secret seed is published
+    #: (a deal begun just before midnight is played out first)
+    challenge_tz: str = "Asia/Shanghai"
+    challenge_deals: int = 6
+    challenge_preset: str = "shandong"
+    challenge_bot: str = "normal"
+    challenge_guests: bool = True
+    challenge_timeout: float = 60.0
+    challenge_reveal_after: float = 3600.0

@@ -16,6 +16,14 @@
   row per ``(table_id, version)``, and version v is written only after v - 1
   (:meth:`~baohuang.server.db.storage.Storage.append_action`, fencing).
 - ``game_players``: who sat where in a finished game and what they scored (history).
+- ``challenge_days``: a day of 每日挑战 (the daily challenge, ``server/challenge``): its
+  secret seed (published once the day is over), preset, number of deals and bot level,
+  fixed when the day is first asked for.
+- ``challenge_plays``: one user's attempt at one deal of a day, and the table it is
+  played at (its score is read from that table's stored game, never written here); one
+  row per ``(day, deal, user_id)``, which the database enforces on every node.
+- ``tables.challenge``: a challenge deal's table (``{"day", "deal", "deals"}``; null
+  for any other table): seen by its player only, never rematched.
 """
 
 from __future__ import annotations
@@ -37,7 +45,8 @@ from sqlalchemy import (
     true,
 )
 
-__all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
+__all__ = ["actions", "challenge_days", "challenge_plays", "game_players", "games", "metadata",
+           "sessions", "tables", "users"]
 
 metadata = MetaData()
 
@@ -87,6 +96,7 @@ tables = Table(
     Column("fence", BigInteger, nullable=False, server_default="0"),
     Column("ready_wait", Float, nullable=True),
     Column("fill_bots", String(32), nullable=True),
+    Column("challenge", JSON, nullable=True),
     Index("ix_tables_status", "status"),
 )
 
@@ -133,4 +143,28 @@ game_players = Table(
     Column("place", Integer, nullable=True),
     Column("finished", Float, nullable=False),
     Index("ix_game_players_user", "user_id", "finished"),
+)
+
+challenge_days = Table(
+    "challenge_days", metadata,
+    Column("day", String(10), primary_key=True),
+    Column("seed", String(64), nullable=False),
+    Column("preset", String(32), nullable=False),
+    Column("deals", Integer, nullable=False),
+    Column("bot", String(32), nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+challenge_plays = Table(
+    "challenge_plays", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("day", String(10), ForeignKey("challenge_days.day"), nullable=False),
+    Column("deal", Integer, nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("table_id", String(16), nullable=True),
+    Column("started", Float, nullable=False),
+    UniqueConstraint("day", "deal", "user_id", name="uq_challenge_plays_day_deal_user"),
+    Index("ix_challenge_plays_user", "user_id", "day"),
+    Index("ix_challenge_plays_table", "table_id"),
 )

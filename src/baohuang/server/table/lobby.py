@@ -86,6 +86,8 @@ class TableSpec:
     ready_wait: float | None = None
     #: the bot that fills the seats still empty when the owner starts
     fill_bots: str | None = None
+    #: a challenge deal's table (``baohuang.server.challenge``; never from a request body)
+    challenge: dict[str, Any] | None = None
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -293,7 +295,7 @@ class Lobby:
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
                             spec.autostart, time.time(), spec.practice, spec.counter,
-                            spec.private, spec.ready_wait, spec.fill_bots)
+                            spec.private, spec.ready_wait, spec.fill_bots, spec.challenge)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
             seats[seat] = Seat.for_bot(bot, seed + seat)
@@ -311,6 +313,7 @@ class Lobby:
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
             "practice": spec.practice, "counter": spec.counter, "private": spec.private,
             "ready_wait": spec.ready_wait, "fill_bots": spec.fill_bots,
+            "challenge": spec.challenge,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
@@ -330,6 +333,9 @@ class Lobby:
             raise LobbyError("not_over", "a new match starts once this one is over")
         if table.seat_of(user.id) is None:
             raise LobbyError("not_seated", "only the table's players start a new match")
+        if table.settings.challenge is not None:
+            raise LobbyError("challenge_played", "a challenge deal is played once: it has "
+                             "no new match")
         if table.rematch is not None:
             existing = self.tables.get(table.rematch["id"])
             if existing is not None:
@@ -421,7 +427,8 @@ class Lobby:
                             row["timeout"], row["games"], row["seed"], row["autostart"],
                             row["created"], bool(row.get("practice", False)),
                             bool(row.get("counter", True)), bool(row.get("private", False)),
-                            row.get("ready_wait"), row.get("fill_bots"))
+                            row.get("ready_wait"), row.get("fill_bots"),
+                            row.get("challenge"))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"],
                       clock=self.clocks(row["id"]), metrics=self.metrics)

@@ -33,10 +33,13 @@ def is_table_id(key: str) -> bool:
 
 
 def admits(*, private: bool, code: str, members: Iterable[int | None], key: str,
-           user_id: int | None) -> bool:
+           user_id: int | None, members_only: bool = False) -> bool:
     """Whether a client that asked for a table by ``key`` may see it: any table that is
     not private; a private one when ``key`` is its code (any case), or when the client's
-    user is one of its ``members``."""
+    user is one of its ``members``.  A ``members_only`` table (a 每日挑战 deal, whose
+    cards others have not all played yet) admits its members alone, code or not."""
+    if members_only:
+        return user_id is not None and user_id in set(members)
     if not private or key.strip().upper() == code:
         return True
     return user_id is not None and user_id in set(members)
@@ -48,4 +51,5 @@ def admits_json(table: dict[str, Any], key: str, user_id: int | None) -> bool:
     members = [table.get("owner")] + [seat.get("user_id") for seat in table.get("seats", ())
                                       if isinstance(seat, dict)]
     return admits(private=bool(table.get("private")), code=str(table.get("code")),
-                  members=members, key=key, user_id=user_id)
+                  members=members, key=key, user_id=user_id,
+                  members_only=table.get("challenge") is not None)

@@ -132,7 +132,8 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
     if conn.table is not table and not admits(
             private=s.private, code=s.code, key=msg.table,
             user_id=None if user is None else user.id,
-            members=[s.owner, *(seat.user_id for seat in table.seats if seat is not None)]):
+            members=[s.owner, *(seat.user_id for seat in table.seats if seat is not None)],
+            members_only=s.challenge is not None):
         conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
         return
     if msg.as_ == "player" and user is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ...engine.rules import RuleSet
 
@@ -36,3 +37,7 @@ class Settings:
     #: 空位由电脑补齐: the bot that takes every seat still empty when the owner starts
     #: (``None``: the owner fills seats himself)
     fill_bots: str | None = None
+    #: 每日挑战: a challenge deal's table (``{"day", "deal", "deals"}``, the deal
+    #: numbered from 1): its player alone may see it, and it is never rematched
+    #: (``baohuang.server.challenge``); ``None``: any other table
+    challenge: dict[str, Any] | None = None

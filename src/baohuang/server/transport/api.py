@@ -15,6 +15,14 @@ from ...bots import bot_names, offered_levels
 from ...engine.rules import OPTION_HELP, PRESETS, RuleSet
 from ..accounts.accounts import AccountError, token_digest, user_json
 from ..accounts.levels import LEVELS
+from ..challenge.api import (
+    challenge_day,
+    challenge_days,
+    challenge_of,
+    challenge_start,
+    challenge_today,
+)
+from ..challenge.service import ChallengeError
 from ..db.storage import UserRecord
 from ..table.lobby import LobbyError, check_spec
 from ..table.outage import REFUSED, UNREACHABLE
@@ -334,6 +342,12 @@ async def game_replay(request: Request) -> Response:
         return error(404, "not_found", f"no game {game_id}")
     if row["status"] != "over":
         return error(409, "not_finished", f"game {game_id} is still being played")
+    if not await challenge_of(request).replay_allowed(row["table_id"],
+                                                      await session_user(request)):
+        # (每日挑战: a deal's replay shows its cards; only to those who have played it)
+        return error(403, "challenge_unplayed", "this is a deal of a daily challenge: its "
+                     "replay is shown to those who have played it, and to all once the "
+                     "day is over")
     return JSONResponse(replay(row))
 
 
@@ -357,6 +371,8 @@ def _guard(handler: Any) -> Any:
         except LobbyError as exc:
             return error(429 if exc.code == "too_many_tables" else 400, exc.code, exc.message)
         except RequestError as exc:
+            return error(exc.status, exc.code, exc.message)
+        except ChallengeError as exc:
             return error(exc.status, exc.code, exc.message)
         except REFUSED:
             raise                           # (a write the database refused: a fault)
@@ -389,4 +405,8 @@ routes = [
     Route("/api/quickplay", _guard(quickplay), methods=["POST"]),
     Route("/api/history", _guard(history)),
     Route("/api/games/{game_id}/replay", _guard(game_replay)),
+    Route("/api/challenge", _guard(challenge_today)),
+    Route("/api/challenge/days", _guard(challenge_days)),
+    Route("/api/challenge/{day}", _guard(challenge_day)),
+    Route("/api/challenge/{day}/deals/{number}", _guard(challenge_start), methods=["POST"]),
 ]

@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from ...web import STATIC_DIR
 from ..accounts.accounts import Accounts
+from ..challenge.service import ChallengeService
 from ..config import ServerConfig
 from ..db.storage import open_storage
 from ..metrics import CONTENT_TYPE, ServerMetrics, token_matches
@@ -86,6 +87,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
                             codes_per_address=cfg.code_rate_address,
                             codes_per_account=cfg.code_rate_account, metrics=metrics)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby, metrics)
+        app.state.challenge = ChallengeService(storage, lobby, cfg)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
         restored = await lobby.restore()

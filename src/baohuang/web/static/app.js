@@ -6,6 +6,7 @@ import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
 import { LeaderboardScreen, ProfileScreen } from './progress.js';
+import { challengeRoute } from './challenge.js';
 import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
@@ -106,6 +107,7 @@ class App {
     else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
     else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
     else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
+    else if (kind === 'challenge') screen = challengeRoute(this, parts);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();

@@ -4,6 +4,7 @@ import { getLang, t, tNodes } from './i18n.js';
 import { get, post } from './api.js';
 import { DEFAULT_BOT, botLevel, opponentBots } from './model.js';
 import { levelProgress } from './progress.js';
+import { challengeEntry } from './challenge.js';
 import { errorText } from './errors.js';
 
 // The client's version (the package's and its build's), as the server wrote it into the page.
@@ -234,6 +235,7 @@ export class LobbyScreen {
             onchange: (e) => { this.quickBot = e.target.value; } }, bots.map((b) => h('option',
             { value: b, selected: b === (this.quickBot || DEFAULT_BOT) }, botLabel(b))))),
         this.error ? h('p', { class: 'message bad', testid: 'lobby-error', role: 'alert' }, this.error) : null),
+      challengeEntry(this),
       h('section', { class: 'panel account', testid: 'account' },
         h('h2', {}, t('account_title')),
         user ? this.userBox(user) : this.loginBox()),

@@ -76,8 +76,9 @@ export function scoreSheet(ctx) {
   const buttons = [];
   const rematch = ctx.table && ctx.table.rematch;
   if (ctx.on.again && !over.pending && (!match || match.over)) {
-    const label = rematch ? 'btn_join_rematch' : match && match.games > 1 ? 'btn_again_match'
-      : 'btn_again';
+    const label = ctx.table && ctx.table.challenge ? 'btn_challenge_back'
+      : rematch ? 'btn_join_rematch' : match && match.games > 1 ? 'btn_again_match'
+        : 'btn_again';
     buttons.push(h('button', { class: 'btn primary', testid: 'again', onclick: ctx.on.again },
       t(label)));
   }

@@ -398,6 +398,10 @@ export class TableScreen {
   // watcher gets a new game against bots.
   async again() {
     const tbl = this.table;
+    if (tbl && tbl.challenge) {          // 每日挑战: a deal is played once; back to the day
+      location.hash = `#/challenge/${tbl.challenge.day}`;
+      return;
+    }
     if (tbl && tbl.rematch) {
       // (a private table's new match is entered with its code: a watcher is no member)
       location.hash = `#/t/${tbl.private ? tbl.rematch.code : tbl.rematch.id}`;

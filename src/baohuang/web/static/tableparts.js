@@ -48,6 +48,9 @@ export function tableHeader(screen) {
     h('h1', { class: 'table-code' }, tbl ? [t('table_code'), free(tbl.code, 'code')]
       : t('app_name')),
     tbl ? h('span', { class: 'preset' }, t(tbl.preset ? `preset_${tbl.preset}` : 'preset_custom')) : null,
+    tbl && tbl.challenge ? h('a', { class: 'badge challenge', testid: 'challenge-badge',
+      href: `#/challenge/${tbl.challenge.day}` },
+    t('challenge_badge', { i: tbl.challenge.deal, n: tbl.challenge.deals })) : null,
     screen.you.watcher ? h('span', { class: 'badge watcher' }, t('watching')) : null,
     tbl && tbl.private ? h('span', { class: 'badge', testid: 'private-badge',
       title: t('private_help') }, t('private_badge')) : null,
