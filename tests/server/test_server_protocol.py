@@ -63,6 +63,7 @@ def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerP
             "stale": {"type": "act", "action": legal[0], "version": version - 1},
             "illegal": {"type": "act", "action": {"kind": "play", "cards": ["BJ"] * 9}},
             "started": {"type": "sit", "seat": 2},
+            "started ": {"type": "start"},
             "no_table": {"type": "join", "table": "no-such-table"},
         }
         codes: dict[str, str] = {}
@@ -71,6 +72,12 @@ def test_refused_messages_name_what_was_wrong_and_change_nothing(server: ServerP
             reply = await raw.recv_type("error")
             codes[expected.strip()] = reply["code"]
             assert reply["message"]
+            # (``ref``: the kind refused, when it is one; an unknown kind is not echoed)
+            kind = message.get("type") if isinstance(message, dict) else None
+            assert reply["ref"] == (None if expected.startswith(("malformed", "unknown",
+                                                                 "too_large")) else kind)
+            if message == {"type": "start"}:
+                assert reply["message"] == "this table has started already"
         # nothing moved: our legal move still works at the same version (sent in the
         # text form views list it in)
         assert isinstance(legal[0], str)

@@ -382,7 +382,8 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
     """Seating before the start: sit, stand, add or remove a bot, start."""
     ref = _ref(msg)
     if table.status != "open":
-        conn.error("started", "seats change only before the start", ref)
+        conn.error("started", "this table has started already" if isinstance(msg, Start)
+                   else "seats change only before the start", ref)
         return
     user = conn.user
     if isinstance(msg, Start):
