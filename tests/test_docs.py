@@ -118,3 +118,19 @@ def test_a_doc_cites_its_own_sections() -> None:
     assert problems("as in §6.1 and §12", KNOWN, own="rules") == []
     assert problems("as in §14", KNOWN, own="rules") == ["§14 is not a section of rules.md"]
     assert problems("see docs/rules.md §2 and §5", KNOWN, own="protocol") == []
+
+
+def test_the_protocol_lists_every_client_message_in_one_table() -> None:
+    """docs/protocol.md §4.1 is one Markdown table (no paragraph splitting its rows, which
+    would stop the later rows from showing as a table) with a row for every message kind
+    the server decodes, and no other."""
+    from baohuang.server.wire.protocol import CLIENT_TYPES
+
+    text = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    section = text[text.index("### 4.1"):text.index("### 4.2")]
+    lines = section.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("| type"))
+    end = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
+    rows = [line.split("`")[1] for line in lines[first + 2:end]]
+    assert sorted(rows) == sorted(CLIENT_TYPES)
+    assert not [line for line in lines[end:] if line.startswith("| `")]
