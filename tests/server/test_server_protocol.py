@@ -419,3 +419,22 @@ def test_free_chat_only_at_private_tables_as_text_and_never_stored(
     assert out["empty"]["code"] == "invalid"
     assert out["watcher"]["code"] == "not_seated"
     assert "<b>" not in out["replay"] and "play on" not in out["replay"]
+
+
+def test_a_snapshot_says_when_the_decision_awaited_times_out(server: ServerProcess) -> None:
+    """A client that starts from a snapshot (the deal, a join, a resync) shows the turn's
+    clock at once: the snapshot carries the same ``deadline`` as the updates."""
+    async def main() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+        _, raw, _, turn = await _my_turn(server, "timely")
+        await raw.send({"type": "resync", "version": None})
+        snap = await raw.recv_type("snapshot")
+        await raw.close()
+        return turn, snap, raw.seen
+
+    turn, snap, seen = asyncio.run(main())
+    deadlines = [m["deadline"] for m in seen if m["type"] == "update"] or [None]
+    assert isinstance(snap["deadline"], float)
+    assert snap["deadline"] == (turn["deadline"] if turn["type"] == "update"
+                                else deadlines[-1] or snap["deadline"])
+    first = next(m for m in seen if m["type"] == "snapshot")
+    assert "deadline" in first

@@ -192,7 +192,7 @@ def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
             conn.send(text)               # (with the whole view)
     else:
         conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index,
-                                       hints=conn.hints))
+                                       deadline=table.deadline(), hints=conn.hints))
     if game.is_over and table.recorded:
         conn.send_json(table.game_over_message())
 

@@ -224,9 +224,10 @@ class Table:
         self.recorded = False
         self._shown = [None] * 6
         autoplay.begin_turn(self, fresh=True)     # the first decision's clock starts with the deal
+        deadline = self.deadline()
         for conn in self.conns():
             conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index,
-                                           hints=conn.hints))
+                                           deadline=deadline, hints=conn.hints))
         self.broadcast_table()
         self.schedule()
 

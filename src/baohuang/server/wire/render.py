@@ -91,16 +91,17 @@ _ACTION_TEXTS_MAX = 50_000
 
 
 def snapshot(game: Game, seat: int | None, *, base: int, index: int,
-             hints: bool = False) -> dict[str, Any]:
-    """The whole state for ``seat``: its view with the game's event list, and with
-    ``hints`` the hint order of its legal plays."""
+             deadline: float | None = None, hints: bool = False) -> dict[str, Any]:
+    """The whole state for ``seat``: its view with the game's event list, when the
+    decision awaited times out (``deadline``, as in an update), and with ``hints`` the
+    hint order of its legal plays."""
     view = game.view(seat)
     data = view.to_dict()
     if hints:
         data["hints"] = _hints(view.hand, view.legal_actions, view.role, view.guard_open,
                                view.called)
     return {"type": "snapshot", "version": base + game.version, "game": index,
-            "view": data}
+            "deadline": deadline, "view": data}
 
 
 _CALLED, _GUARD_OPEN = PUBLIC_FIELDS.index("called"), PUBLIC_FIELDS.index("guard_open")

@@ -125,6 +125,7 @@ export class TableScreen {
         break;
       }
       case 'snapshot':
+        if ('deadline' in msg) this.deadline = msg.deadline;
         this.startView(msg);
         break;
       case 'update': {
