@@ -96,9 +96,9 @@ THRESHOLDS: Final[tuple[tuple[Mark, float], ...]] = (
 #: A loss is marked only when it is more than this many standard errors.
 MARK_Z: Final = 2.0
 #: Playouts per decision (spread over its choices) of the default review.
-DEFAULT_PLAYOUTS: Final = 480
+DEFAULT_PLAYOUTS: Final = 4000
 #: CPU seconds (``time.process_time``) a whole review may take by default.
-DEFAULT_CPU_SECONDS: Final = 120.0
+DEFAULT_CPU_SECONDS: Final = 90.0
 #: Deals drawn per Guard placement to weigh the placements (as the belief bot).
 BELIEF_SAMPLES: Final = 12
 
@@ -471,7 +471,7 @@ def review_decision(game: Game, made: Action, settings: ReviewSettings | None = 
 
 def _decision(index: int, stage: Stage, choices: list[_Choice], chosen: _Choice) -> Decision:
     means = {id(c): _mean_se(c.values)[0] - c.bias for c in choices}
-    best = max(choices, key=lambda c: means[id(c)])
+    best = max(choices, key=lambda c: (means[id(c)], c is chosen))   # a tie: the one made
     values: dict[int, ChoiceValue] = {}
     for c in choices:
         mean, se = _mean_se(c.values)
@@ -483,7 +483,8 @@ def _decision(index: int, stage: Stage, choices: list[_Choice], chosen: _Choice)
         open_mean = _mean_se(c.open_values)[0] - c.bias if c.open_values else None
         values[id(c)] = ChoiceValue(c.action, mean - c.bias, se, len(c.values), loss, loss_se,
                                     open_mean)
-    ordered = tuple(sorted(values.values(), key=lambda v: -v.expected))
+    ordered = tuple(sorted(values.values(), key=lambda v: (v is not values[id(best)],
+                                                          -v.expected)))
     made = values[id(chosen)]
     opened = [v for v in ordered if v.open_expected is not None]
     open_best = max(opened, key=lambda v: v.open_expected or 0.0) if opened else None
