@@ -64,7 +64,7 @@ import copy
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -85,8 +85,9 @@ from .search.search import SOLO_BIAS
 from .search.worlds import RoleFacts, default_role_action, root_facts
 
 __all__ = ["DEFAULT_CPU_SECONDS", "DEFAULT_PLAYOUTS", "MARK_Z", "THRESHOLDS", "ChoiceValue",
-           "Decision", "Mark", "Review", "ReviewSettings", "decisions_of", "mark_of",
-           "review_decision", "review_record"]
+           "Decision", "Mark", "Review", "ReviewSettings", "decision_points", "decisions_of",
+           "mark_of", "record_salt", "review_decision", "review_record", "review_step",
+           "start_review"]
 
 A = ActionKind
 Mark = Literal["inaccuracy", "mistake", "blunder"]
@@ -194,6 +195,12 @@ class Review:
     cpu_seconds: float = 0.0
     partial: bool = False
     total: int = 0
+
+    def add(self, decision: Decision | None, cpu_seconds: float) -> None:
+        """One step's result (``None``: a decision that could not be weighed)."""
+        if decision is not None:
+            self.decisions.append(decision)
+        self.cpu_seconds += cpu_seconds
 
     def series(self) -> list[dict[str, Any]]:
         return [{"index": d.index, "expected": round(d.made.expected, 3),
@@ -492,16 +499,13 @@ def _decision(index: int, stage: Stage, choices: list[_Choice], chosen: _Choice)
 
 
 # -- a whole game ------------------------------------------------------------------------------
-def decisions_of(record: dict[str, Any], seat: int) -> int:
-    """How many decisions ``seat`` made in the game of ``record`` with more than one
-    legal answer (what a review weighs; for a progress bar)."""
-    return sum(1 for _ in _walk(record, seat))
-
-
-def _walk(record: dict[str, Any], seat: int) -> Any:
-    """``(index, game before the action, action)`` for ``seat``'s real decisions."""
-    game = Game.from_record(record)
-    if not game.is_over:
+def decision_points(record: dict[str, Any], seat: int) -> Iterator[tuple[int, Game, Action]]:
+    """``(index, game, action)`` for each decision of ``seat`` in the game of ``record``
+    with more than one legal answer: the action's number in the record, the game just
+    before it (one game, moved on after each step: copy it to keep it) and the action
+    made.  Raises ``ValueError`` for a bad record or a game not over."""
+    final = Game.from_record(record)
+    if not final.is_over:
         raise ValueError("the game is not over: only a finished game is reviewed")
     replay = Game.from_record({**record, "actions": []})
     for i, raw in enumerate(record.get("actions", [])):
@@ -512,6 +516,39 @@ def _walk(record: dict[str, Any], seat: int) -> Any:
         replay.apply(action)
 
 
+def decisions_of(record: dict[str, Any], seat: int) -> int:
+    """How many decisions a review of ``seat`` weighs (for a progress bar)."""
+    return sum(1 for _ in decision_points(record, seat))
+
+
+def start_review(record: dict[str, Any], seat: int, settings: ReviewSettings) -> Review:
+    """An empty review of ``seat`` in the finished game of ``record``: its final score
+    and how many decisions it will weigh."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 5:
+        raise ValueError(f"seat must be 0..4, not {seat!r}")
+    final = Game.from_record(record)
+    if not final.is_over:
+        raise ValueError("the game is not over: only a finished game is reviewed")
+    result = final.result
+    return Review(seat, settings, total=decisions_of(record, seat),
+                  final_score=None if result is None else result.scores[seat])
+
+
+def review_step(game: Game, action: Action, settings: ReviewSettings, index: int, salt: str,
+                clock: Callable[[], float] = time.process_time
+                ) -> tuple[Decision | None, float]:
+    """:func:`review_decision` and the CPU seconds it took (one step of a review, as a
+    server's worker process runs it)."""
+    start = clock()
+    decision = review_decision(game, action, settings, index=index, salt=salt)
+    return decision, clock() - start
+
+
+def record_salt(record: dict[str, Any]) -> str:
+    """What seeds a review's deals besides the settings' seed: the game's own seed."""
+    return str(record.get("seed"))
+
+
 def review_record(record: dict[str, Any], seat: int, settings: ReviewSettings | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   clock: Callable[[], float] = time.process_time) -> Review:
@@ -519,26 +556,15 @@ def review_record(record: dict[str, Any], seat: int, settings: ReviewSettings | 
     (:meth:`Game.record`).  ``progress(done, total)`` is called after each decision;
     ``clock`` measures the CPU budget.  Raises ``ValueError`` for a bad record, a
     game not over or a seat not 0..4."""
-    if not isinstance(seat, int) or not 0 <= seat < 5:
-        raise ValueError(f"seat must be 0..4, not {seat!r}")
     settings = settings or ReviewSettings()
-    final = Game.from_record(record)
-    if not final.is_over:
-        raise ValueError("the game is not over: only a finished game is reviewed")
-    result = final.result
-    total = decisions_of(record, seat)
-    review = Review(seat, settings, total=total,
-                    final_score=None if result is None else result.scores[seat])
-    start = clock()
-    salt = str(record.get("seed"))
-    for done, (index, game, action) in enumerate(_walk(record, seat), 1):
-        if clock() - start >= settings.cpu_seconds:
+    review = start_review(record, seat, settings)
+    salt = record_salt(record)
+    for done, (index, game, action) in enumerate(decision_points(record, seat), 1):
+        if review.cpu_seconds >= settings.cpu_seconds:
             review.partial = True
             break
-        decision = review_decision(game, action, settings, index=index, salt=salt)
-        if decision is not None:
-            review.decisions.append(decision)
+        decision, spent = review_step(game, action, settings, index, salt, clock)
+        review.add(decision, spent)
         if progress is not None:
-            progress(done, total)
-    review.cpu_seconds = clock() - start
+            progress(done, review.total)
     return review

@@ -83,6 +83,14 @@ def serve_command(
         "bearer token (Authorization: Bearer TOKEN; at least 16 characters, say from "
         "`openssl rand -hex 32`); without it /metrics is off. Better given in the "
         "environment variable than on the command line, which other users can see"),
+    review_playouts: int = typer.Option(
+        4000, min=1, help="复盘 (game review): playouts per decision, spread over its choices"),
+    review_cpu_seconds: float = typer.Option(
+        90.0, min=0.1, help="复盘: CPU seconds one seat's review may take (it stops there)"),
+    review_workers: int = typer.Option(
+        1, min=1, help="复盘: worker processes that compute reviews"),
+    reviews_per_user: int = typer.Option(
+        2, min=1, help="复盘: reviews one account may have running at once"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from limits import parse_many
@@ -106,7 +114,10 @@ def serve_command(
                           table_rate_account=table_rate_account,
                           code_rate_address=code_rate_address,
                           code_rate_account=code_rate_account,
-                          metrics_token=metrics_token or None)
+                          metrics_token=metrics_token or None,
+                          review_playouts=review_playouts,
+                          review_cpu_seconds=review_cpu_seconds,
+                          review_workers=review_workers, reviews_per_user=reviews_per_user)
     for hint, rate in (("--account-rate-address", account_rate_address),
                        ("--table-rate-address", table_rate_address),
                        ("--table-rate-account", table_rate_account),

@@ -116,3 +116,10 @@ class ServerConfig:
     #: the bearer token a Prometheus scraper sends for ``GET /metrics``
     #: (``Authorization: Bearer ...``); ``None``: ``/metrics`` is off (404)
     metrics_token: str | None = None
+    #: 复盘 (game review): playouts per decision and CPU seconds per seat's review (the
+    #: budget; ``baohuang.bots.review``), the worker processes that compute reviews and
+    #: how many reviews one account may have running at once
+    review_playouts: int = 4000
+    review_cpu_seconds: float = 90.0
+    review_workers: int = 1
+    reviews_per_user: int = 2

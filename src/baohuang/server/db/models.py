@@ -16,6 +16,8 @@
   row per ``(table_id, version)``, and version v is written only after v - 1
   (:meth:`~baohuang.server.db.storage.Storage.append_action`, fencing).
 - ``game_players``: who sat where in a finished game and what they scored (history).
+- ``reviews``: 复盘, the review of a finished game's seat once computed (its JSON, the
+  CPU seconds it took), :mod:`baohuang.server.reviews`.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from sqlalchemy import (
     true,
 )
 
-__all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
+__all__ = ["actions", "game_players", "games", "metadata", "reviews", "sessions", "tables",
+           "users"]
 
 metadata = MetaData()
 
@@ -133,4 +136,13 @@ game_players = Table(
     Column("place", Integer, nullable=True),
     Column("finished", Float, nullable=False),
     Index("ix_game_players_user", "user_id", "finished"),
+)
+
+reviews = Table(
+    "reviews", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("review", JSON, nullable=False),
+    Column("cpu_seconds", Float, nullable=False),
+    Column("created", Float, nullable=False),
 )
