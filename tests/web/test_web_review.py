@@ -23,6 +23,7 @@ from web.support import (
     shot,
     start_vs_bots,
 )
+from web.test_web_app import AXE, AXE_OPTIONS
 
 #: width, height and language of each page: portrait and landscape phones, a desktop
 LAYOUTS = {"390x844": (390, 844, "zh"), "844x390": (844, 390, "en"),
@@ -41,6 +42,16 @@ def review(page: Page) -> dict[str, Any]:
     page.get_by_test_id("review-chart").wait_for(timeout=120000)
     found: dict[str, Any] = page.evaluate("() => window.baohuang.screen.loader.review")
     return found
+
+
+def axe_findings(page: Page) -> list[str]:
+    """axe-core's findings in the review panel (WCAG 2.1 AA and best practices)."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE)
+    found: list[dict[str, Any]] = page.evaluate(
+        "(options) => axe.run(document.querySelector('[data-testid=review-panel]'), options)"
+        ".then((r) => r.violations)", AXE_OPTIONS)
+    return [f"{v['id']} {[n['target'] for n in v['nodes']][:4]}" for v in found]
 
 
 def fits(page: Page) -> None:
@@ -103,6 +114,7 @@ def test_a_games_review_from_the_score_sheet_and_the_history(browser: Browser,
             assert page.get_by_test_id("review-best").count() == 1
             shot(page, f"review-best-{layout}.png")
         fits(page)
+        assert axe_findings(page) == []
         (assert_chinese if lang == "zh" else assert_english)(page, f"review {layout}")
         # the history's row opens the same review, stored: no second computation
         page.goto("/#/history")

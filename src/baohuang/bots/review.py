@@ -379,6 +379,8 @@ _SIMS: dict[RuleSet, Simulator] = {}
 def _simulator(rules: RuleSet) -> Simulator:
     sim = _SIMS.get(rules)
     if sim is None:
+        if len(_SIMS) >= 16:          # (a long-lived worker meets many tables' rules)
+            _SIMS.clear()
         sim = _SIMS[rules] = Simulator(rules)
     return sim
 

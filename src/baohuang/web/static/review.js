@@ -43,7 +43,9 @@ export class ReviewLoader {
     try {
       this.update(await get(this.path()));
     } catch (err) {
-      this.fail(err);
+      // (in a cluster the poll may reach a node that is not computing it: ask there)
+      if (err && err.code === 'not_started') this.start();
+      else this.fail(err);
     }
   }
 
