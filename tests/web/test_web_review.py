@@ -82,7 +82,7 @@ def test_a_games_review_from_the_score_sheet_and_the_history(browser: Browser,
         assert data["seat"] == seat and data["reviewed"] == data["total"] > 0
         shot(page, f"review-{layout}.png")
         # the chart: one point per decision, the line of the expected score
-        dots = page.locator("[data-testid=review-chart] circle")
+        dots = page.locator("[data-testid=review-chart] .dot")
         assert dots.count() == len(data["decisions"])
         assert page.locator("[data-testid=review-line]").count() == 1
         # the markers: one per marked decision, by its mark
@@ -102,7 +102,7 @@ def test_a_games_review_from_the_score_sheet_and_the_history(browser: Browser,
         better = next((d for d in data["decisions"] if d["best"]["action"]["kind"] == "play"
                        and d["best"]["action"] != d["made"]["action"]), None)
         shown = better or data["decisions"][0]
-        page.locator(f"[data-testid=review-chart] circle[data-index='{shown['index']}']") \
+        page.locator(f"[data-testid=review-chart] .dot[data-index='{shown['index']}']") \
             .dispatch_event("click")
         assert page.evaluate("() => window.baohuang.screen.step") == shown["index"]
         page.get_by_test_id("review-decision").wait_for()

@@ -180,8 +180,9 @@ function chart(review, steps, step, go) {
       'data-testid': 'review-line' }));
   }
   for (const d of review.decisions) {
-    const dot = el('circle', { cx: x(d.index), cy: y(d.made.expected), r: d.mark ? 3.2 : 1.6,
-      class: `dot ${d.mark || ''}`, 'data-index': d.index });
+    // (a line of no length with round ends: a round dot however the chart is stretched)
+    const dot = el('line', { x1: x(d.index), x2: x(d.index), y1: y(d.made.expected),
+      y2: y(d.made.expected), class: `dot ${d.mark || ''}`, 'data-index': d.index });
     dot.addEventListener('click', () => go(d.index));
     root.appendChild(dot);
   }
