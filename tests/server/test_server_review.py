@@ -124,3 +124,4 @@ def test_a_game_still_being_played_is_not_reviewed(tmp_path: Path) -> None:
         answer = asyncio.run(main())
     assert answer.status_code == 409
     assert answer.json()["error"]["code"] == "not_finished"
+    assert "is still being played" in answer.json()["error"]["message"]

@@ -45,8 +45,10 @@ async def _target(request: Request
     if row is None:
         return error(404, "not_found", f"no game {game_id}")
     if row["status"] != "over":
-        return error(409, "not_finished", f"game {game_id} is still being played: only a "
-                     "finished game is reviewed")
+        what = "is still being played" if row["status"] == "playing" else \
+            "was abandoned before its end"
+        return error(409, "not_finished", f"game {game_id} {what}: only a finished game is "
+                     "reviewed")
     played = any(p["seat"] == seat and p["user_id"] == user.id for p in row["players"])
     if row.get("private") and not played:
         return error(403, "not_your_seat", f"game {game_id} was played at a private table: "
