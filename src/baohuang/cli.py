@@ -82,6 +82,11 @@ from .learn.cli import train_command  # noqa: E402
 
 app.command("train")(train_command)
 
+# `baohuang review` (复盘, the review of a finished game's decisions): terminal/review.py
+from .terminal.review import review_command  # noqa: E402
+
+app.command("review")(review_command)
+
 
 def main() -> None:
     app()

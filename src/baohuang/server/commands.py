@@ -97,6 +97,14 @@ def serve_command(
                                             "lasts"),
     challenge_reveal_after: float = typer.Option(
         3600.0, help="seconds after a challenge day ends that its secret seed is published"),
+    review_playouts: int = typer.Option(
+        4000, min=1, help="复盘 (game review): playouts per decision, spread over its choices"),
+    review_cpu_seconds: float = typer.Option(
+        90.0, min=0.1, help="复盘: CPU seconds one seat's review may take (it stops there)"),
+    review_workers: int = typer.Option(
+        1, min=1, help="复盘: worker processes that compute reviews"),
+    reviews_per_user: int = typer.Option(
+        2, min=1, help="复盘: reviews one account may have running at once"),
 ) -> None:
     """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
     from limits import parse_many
@@ -125,7 +133,10 @@ def serve_command(
                           challenge_preset=challenge_preset, challenge_bot=challenge_bot,
                           challenge_guests=challenge_guests,
                           challenge_timeout=challenge_timeout,
-                          challenge_reveal_after=challenge_reveal_after)
+                          challenge_reveal_after=challenge_reveal_after,
+                          review_playouts=review_playouts,
+                          review_cpu_seconds=review_cpu_seconds,
+                          review_workers=review_workers, reviews_per_user=reviews_per_user)
     for hint, rate in (("--account-rate-address", account_rate_address),
                        ("--table-rate-address", table_rate_address),
                        ("--table-rate-account", table_rate_account),

@@ -129,3 +129,10 @@ class ServerConfig:
     challenge_guests: bool = True
     challenge_timeout: float = 60.0
     challenge_reveal_after: float = 3600.0
+    #: 复盘 (game review): playouts per decision and CPU seconds per seat's review (the
+    #: budget; ``baohuang.bots.review``), the worker processes that compute reviews and
+    #: how many reviews one account may have running at once
+    review_playouts: int = 4000
+    review_cpu_seconds: float = 90.0
+    review_workers: int = 1
+    reviews_per_user: int = 2

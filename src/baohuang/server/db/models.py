@@ -24,6 +24,8 @@
   row per ``(day, deal, user_id)``, which the database enforces on every node.
 - ``tables.challenge``: a challenge deal's table (``{"day", "deal", "deals"}``; null
   for any other table): seen by its player only, never rematched.
+- ``reviews``: 复盘, the review of a finished game's seat once computed (its JSON, the
+  CPU seconds it took), :mod:`baohuang.server.reviews`.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from sqlalchemy import (
 )
 
 __all__ = ["actions", "challenge_days", "challenge_plays", "game_players", "games", "metadata",
-           "sessions", "tables", "users"]
+           "reviews", "sessions", "tables", "users"]
 
 metadata = MetaData()
 
@@ -167,4 +169,12 @@ challenge_plays = Table(
     UniqueConstraint("day", "deal", "user_id", name="uq_challenge_plays_day_deal_user"),
     Index("ix_challenge_plays_user", "user_id", "day"),
     Index("ix_challenge_plays_table", "table_id"),
+)
+reviews = Table(
+    "reviews", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("review", JSON, nullable=False),
+    Column("cpu_seconds", Float, nullable=False),
+    Column("created", Float, nullable=False),
 )

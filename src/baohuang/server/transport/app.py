@@ -24,10 +24,12 @@ from ..challenge.service import ChallengeService
 from ..config import ServerConfig
 from ..db.storage import open_storage
 from ..metrics import CONTENT_TYPE, ServerMetrics, token_matches
+from ..reviews import ReviewJobs
 from ..runtime import tune_gc
 from ..table.clock import ClockFactory
 from ..table.lobby import Lobby
 from .api import routes as api_routes
+from .review_api import review_routes
 from .security import middleware
 from .state import ServerState, bearer_token
 from .webclient import web_client
@@ -88,6 +90,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
                             codes_per_account=cfg.code_rate_account, metrics=metrics)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby, metrics)
         app.state.challenge = ChallengeService(storage, lobby, cfg)
+        state.reviews = ReviewJobs(storage, cfg)
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
         restored = await lobby.restore()
@@ -98,10 +101,11 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
             yield
         finally:
             await state.sessions.stop()
+            await state.reviews.close()
             await lobby.close()
             await storage.close()
 
-    routes: list[BaseRoute] = [*api_routes, Route("/healthz", _health),
+    routes: list[BaseRoute] = [*api_routes, *review_routes, Route("/healthz", _health),
                                Route("/metrics", _metrics),
                                WebSocketRoute("/ws", WebSocketEndpoint())]
     if static_dir is not None and static_dir.is_dir():

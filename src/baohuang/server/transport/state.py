@@ -12,6 +12,7 @@ from ..accounts.sessions import LiveSessions
 from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
 from ..metrics import ServerMetrics
+from ..reviews import ReviewJobs
 from ..table.inputs import Disconnect
 from ..table.lobby import Lobby
 
@@ -36,6 +37,8 @@ class ServerState:
     #: password change and the end of a session by age close them
     sessions: LiveSessions[Connection] = field(
         default_factory=lambda: LiveSessions(end_socket))
+    #: 复盘: the reviews this server computes in the background (``None`` until started)
+    reviews: ReviewJobs | None = None
 
 
 def end_socket(conn: Connection, code: int, reason: str) -> None:

@@ -104,7 +104,9 @@ class App {
       screen = new TableScreen(this, arg, kind === 'w' ? 'watcher' : 'player');
       this.loadRules().catch(() => {});
     } else if (kind === 'history') screen = new HistoryScreen(this);
-    else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
+    else if (kind === 'replay' && arg) {
+      screen = new ReplayScreen(this, arg, parts[2] === 'review' ? parts[3] : null);
+    }
     else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
     else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
     else if (kind === 'challenge') screen = challengeRoute(this, parts);

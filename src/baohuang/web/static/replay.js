@@ -9,6 +9,7 @@ import { fitHands } from './handfit.js';
 import { describeEvent } from './events.js';
 import { botLevel } from './model.js';
 import { outcomeOf, roleKey } from './scoresheet.js';
+import { ReviewLoader, bestSelection, reviewPanel } from './review.js';
 
 export class HistoryScreen extends DataScreen {
   async load() {
@@ -50,16 +51,22 @@ function historyRow(g) {
     h('td', { testid: 'history-place' }, g.place ? t(`place_${g.place}`) : t('place_none')),
     h('td', { class: `num ${g.score > 0 ? 'pos' : g.score < 0 ? 'neg' : ''}`, testid: 'history-score' },
       g.score > 0 ? `+${g.score}` : String(g.score)),
-    h('td', {}, h('a', { class: 'btn small', href: `#/replay/${g.game_id}`, testid: 'replay-link' },
-      t('btn_replay')))),
+    h('td', { class: 'row-links' },
+      h('a', { class: 'btn small', href: `#/replay/${g.game_id}`, testid: 'replay-link' },
+        t('btn_replay')),
+      h('a', { class: 'btn small', href: `#/replay/${g.game_id}/review/${g.seat}`,
+        testid: 'review-link' }, t('btn_analysis')))),
   h('tr', { class: 'players' }, h('td', { colspan: 6, testid: 'history-players' },
     t('history_players'), players)));
 }
 
 export class ReplayScreen {
-  constructor(app, gameId) {
+  // `reviewSeat`: the seat whose review (复盘) is shown on the replay, or null.
+  constructor(app, gameId, reviewSeat = null) {
     this.app = app;
     this.gameId = gameId;
+    this.reviewSeat = /^[0-4]$/.test(String(reviewSeat)) ? Number(reviewSeat) : null;
+    this.loader = null;
     this.data = null;
     this.step = 0;
     this.perspective = 'all';
@@ -71,6 +78,11 @@ export class ReplayScreen {
   async mount(root) {
     this.root = root;
     document.addEventListener('keydown', this.onKey);
+    if (this.reviewSeat !== null) {
+      this.perspective = String(this.reviewSeat);
+      this.loader = new ReviewLoader(this.gameId, this.reviewSeat, () => this.render());
+      this.loader.start();
+    }
     this.render();
     try {
       // (it opens at the deal, as the game began: its end is one key away, End)
@@ -85,6 +97,7 @@ export class ReplayScreen {
   unmount() {
     document.removeEventListener('keydown', this.onKey);
     clearInterval(this.timer);
+    if (this.loader) this.loader.stop();
   }
 
   steps() {
@@ -214,12 +227,15 @@ export class ReplayScreen {
       persp);
     this.root.appendChild(h('div', { class: 'replay' },
       h('div', { class: 'replay-head' },
-        h('h1', {}, t('replay_title')),
+        h('h1', {}, this.reviewSeat !== null ? t('review_heading') : t('replay_title')),
         h('a', { class: 'btn small', href: '#/history' }, t('nav_history'))),
       bar,
+      this.loader ? reviewPanel(this.loader, this.step, steps.length, (i) => this.go(i)) : null,
       h('p', { class: 'replay-action', testid: 'replay-action' }, actionText),
       renderTable({
-        view, table, openHands, selection: new Set(), readonly: true,
+        view, table, openHands, readonly: true,
+        selection: this.loader && view.seat === this.reviewSeat
+          ? bestSelection(this.loader, this.step, view.hand) : new Set(),
         gameOver: { totals: null }, hideScore: view.stage !== 'over',
         on: {},
       })));

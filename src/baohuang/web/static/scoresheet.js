@@ -86,6 +86,10 @@ export function scoreSheet(ctx) {
     buttons.push(h('button', { class: 'btn', testid: 'review', onclick: ctx.on.review },
       t('btn_review')));
   }
+  if (ctx.on.analyse && ctx.view.seat !== null && ctx.view.seat !== undefined) {
+    buttons.push(h('button', { class: 'btn', testid: 'analyse', onclick: ctx.on.analyse },
+      t('btn_analysis')));
+  }
   if (ctx.on.closeScore) {
     buttons.push(h('button', { class: 'btn', testid: 'close-score', onclick: ctx.on.closeScore },
       t('btn_show_table')));

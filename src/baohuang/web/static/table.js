@@ -425,13 +425,15 @@ export class TableScreen {
     }
   }
 
-  async review() {
+  // The replay of the game just ended (with `analyse`, its 复盘 for my seat).
+  async review(analyse = false) {
     try {
       const data = await get('/api/history?limit=50');
       const game = (data.games || []).find((g) => g.table_id === (this.table && this.table.id)
         && g.index === (this.gameOver || this.lastGameOver || {}).game);
       const pick = game || (data.games || [])[0];
-      if (pick) location.hash = `#/replay/${pick.game_id}`;
+      if (pick && analyse) location.hash = `#/replay/${pick.game_id}/review/${pick.seat}`;
+      else if (pick) location.hash = `#/replay/${pick.game_id}`;
       else location.hash = '#/history';
     } catch {
       location.hash = '#/history';
@@ -542,6 +544,7 @@ export class TableScreen {
         hosted: () => this.hosted(),
         leave: () => this.leave(),
         review: () => this.review(),
+        analyse: () => this.review(true),
         again: () => this.again(),
         ready: () => this.sendReady(),
         closeScore: () => { this.scoreHidden = true; this.render(); },
