@@ -16,6 +16,11 @@
   row per ``(table_id, version)``, and version v is written only after v - 1
   (:meth:`~baohuang.server.db.storage.Storage.append_action`, fencing).
 - ``game_players``: who sat where in a finished game and what they scored (history).
+- ``clubs``: 亲友圈, a group of friends with its owner, invitation code and default
+  rules; ``club_members`` its members and their roles (``pending``: asked to join, not
+  yet approved); ``club_messages`` its members' chat; ``tables.club_id``: the club a
+  table was opened in (null: none), whose members alone sit at it and whose ledger
+  (战绩) its scored games count in.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from sqlalchemy import (
     true,
 )
 
-__all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
+__all__ = ["actions", "club_members", "club_messages", "clubs", "game_players", "games",
+           "metadata", "sessions", "tables", "users"]
 
 metadata = MetaData()
 
@@ -87,7 +93,9 @@ tables = Table(
     Column("fence", BigInteger, nullable=False, server_default="0"),
     Column("ready_wait", Float, nullable=True),
     Column("fill_bots", String(32), nullable=True),
+    Column("club_id", Integer, nullable=True),
     Index("ix_tables_status", "status"),
+    Index("ix_tables_club", "club_id"),
 )
 
 games = Table(
@@ -133,4 +141,41 @@ game_players = Table(
     Column("place", Integer, nullable=True),
     Column("finished", Float, nullable=False),
     Index("ix_game_players_user", "user_id", "finished"),
+)
+
+clubs = Table(
+    "clubs", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(24), nullable=False),
+    Column("description", String(200), nullable=False),
+    Column("owner", Integer, ForeignKey("users.id"), nullable=False),
+    Column("code", String(8), unique=True, nullable=False),
+    Column("preset", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("timeout", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("approval", Boolean, nullable=False),
+    Column("custom_rules", Boolean, nullable=False),
+    Column("watchers", Boolean, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+club_members = Table(
+    "club_members", metadata,
+    Column("club_id", Integer, ForeignKey("clubs.id", ondelete="CASCADE"), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("role", String(8), nullable=False),
+    Column("joined", Float, nullable=False),
+    Index("ix_club_members_user", "user_id"),
+)
+
+club_messages = Table(
+    "club_messages", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("club_id", Integer, ForeignKey("clubs.id", ondelete="CASCADE"), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("name", String(24), nullable=False),
+    Column("text", String(200), nullable=False),
+    Column("at", Float, nullable=False),
+    Index("ix_club_messages_club", "club_id", "id"),
 )

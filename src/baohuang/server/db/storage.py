@@ -9,12 +9,14 @@ parts of one reason each —
 - :mod:`.action_log`: the actions of every table, group-committed by one writer task,
   each fenced by its table's version and fencing token (:class:`FencedWrite`);
 - :mod:`.users`: accounts and sessions (:class:`UserRecord`, :class:`NameTaken`);
-- :mod:`.games`: tables, games, a finished game's results, history and replays.
+- :mod:`.games`: tables, games, a finished game's results, history and replays;
+- :mod:`.clubs`: 亲友圈, their members, chat and the rows of their ledgers.
 """
 
 from __future__ import annotations
 
 from .action_log import ActionLog, FencedWrite
+from .clubs import ClubStore
 from .database import MIGRATIONS, make_engine, migrate
 from .games import GameStore, RateGame
 from .users import NameTaken, UserRecord, UserStore
@@ -23,7 +25,7 @@ __all__ = ["MIGRATIONS", "FencedWrite", "NameTaken", "RateGame", "Storage", "Use
            "make_engine", "migrate", "open_storage"]
 
 
-class Storage(ActionLog, UserStore, GameStore):
+class Storage(ActionLog, UserStore, GameStore, ClubStore):
     """Every read and write the server does: the action log, users and sessions,
     tables and games, on one engine."""
 

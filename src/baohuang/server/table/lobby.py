@@ -86,6 +86,8 @@ class TableSpec:
     ready_wait: float | None = None
     #: the bot that fills the seats still empty when the owner starts
     fill_bots: str | None = None
+    #: 亲友圈: the club the table is opened in (its members alone sit)
+    club: int | None = None
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -290,7 +292,7 @@ class Lobby:
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
                             spec.autostart, time.time(), spec.practice, spec.counter,
-                            spec.private, spec.ready_wait, spec.fill_bots)
+                            spec.private, spec.ready_wait, spec.fill_bots, spec.club)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
             seats[seat] = Seat.for_bot(bot, seed + seat)
@@ -307,7 +309,7 @@ class Lobby:
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
             "practice": spec.practice, "counter": spec.counter, "private": spec.private,
-            "ready_wait": spec.ready_wait, "fill_bots": spec.fill_bots,
+            "ready_wait": spec.ready_wait, "fill_bots": spec.fill_bots, "club_id": spec.club,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
@@ -339,7 +341,8 @@ class Lobby:
                   for i, seat in enumerate(table.seats)
                   if seat is not None and seat.bot is None}
         spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,
-                         s.practice, s.counter, s.private, s.ready_wait, s.fill_bots)
+                         s.practice, s.counter, s.private, s.ready_wait, s.fill_bots,
+                         s.club)
         new = await self.create(user, spec, people=people)      # its owner: who asked
         table.rematch = {"id": new.id, "code": new.settings.code}
         table.broadcast_table()
@@ -399,7 +402,7 @@ class Lobby:
                             row["timeout"], row["games"], row["seed"], row["autostart"],
                             row["created"], bool(row.get("practice", False)),
                             bool(row.get("counter", True)), bool(row.get("private", False)),
-                            row.get("ready_wait"), row.get("fill_bots"))
+                            row.get("ready_wait"), row.get("fill_bots"), row.get("club_id"))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"],
                       clock=self.clocks(row["id"]), metrics=self.metrics)

@@ -36,3 +36,6 @@ class Settings:
     #: 空位由电脑补齐: the bot that takes every seat still empty when the owner starts
     #: (``None``: the owner fills seats himself)
     fill_bots: str | None = None
+    #: 亲友圈: the club this table was opened in (only its members sit; its scored games
+    #: count in the club's ledger); ``None``: no club
+    club: int | None = None

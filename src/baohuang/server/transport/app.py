@@ -27,6 +27,7 @@ from ..runtime import tune_gc
 from ..table.clock import ClockFactory
 from ..table.lobby import Lobby
 from .api import routes as api_routes
+from .clubs_api import club_routes
 from .security import middleware
 from .state import ServerState, bearer_token
 from .webclient import web_client
@@ -99,7 +100,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
             await lobby.close()
             await storage.close()
 
-    routes: list[BaseRoute] = [*api_routes, Route("/healthz", _health),
+    routes: list[BaseRoute] = [*api_routes, *club_routes, Route("/healthz", _health),
                                Route("/metrics", _metrics),
                                WebSocketRoute("/ws", WebSocketEndpoint())]
     if static_dir is not None and static_dir.is_dir():
