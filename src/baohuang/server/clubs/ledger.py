@@ -99,7 +99,7 @@ def period_start(period: str, now: float, offset_minutes: int) -> float | None:
     >>> now = dt.datetime(2026, 12, 9, 15, 0, tzinfo=dt.timezone.utc).timestamp()  # Wed
     >>> [dt.datetime.fromtimestamp(period_start(p, now, 480), dt.timezone.utc).isoformat()
     ...  for p in ("day", "week", "month")]
-    ['2026-12-09T16:00:00+00:00', '2026-12-06T16:00:00+00:00', '2026-11-30T16:00:00+00:00']
+    ['2026-12-08T16:00:00+00:00', '2026-12-06T16:00:00+00:00', '2026-11-30T16:00:00+00:00']
     """
     if period == "all":
         return None
