@@ -127,6 +127,9 @@ def test_a_clubs_life_and_its_ledger(served: tuple[ServerThread, Clocks]) -> Non
         # (waiting for approval: not a member yet)
         assert await refused(friend, "GET", f"/api/clubs/{club_id}") == (404, "not_found")
         seen = await owner.request("GET", f"/api/clubs/{club_id}")
+        # (who reads the club's page is online; the friend has not read it)
+        assert {m["name"]: m["online"] for m in seen["members"]} == \
+            {"clubowner": True, "friend": False}
         pending = [m for m in seen["members"] if m["role"] == "pending"]
         assert [m["name"] for m in pending] == ["friend"]
         friend_id = pending[0]["user_id"]

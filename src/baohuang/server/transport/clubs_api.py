@@ -41,6 +41,17 @@ MODERATORS = ("owner", "admin")
 CHAT_PAGE = 50
 #: the timezone offsets accepted (minutes east of UTC)
 TZ_BOUND = 14 * 60
+#: a member who read his club's page this recently is shown online (seconds; the web
+#: client reads it every 5 s while it is open)
+SEEN_ONLINE = 15.0
+
+
+def _seen(request: Request) -> dict[int, float]:
+    """When each user last read a club's page on this node (monotonic seconds)."""
+    seen: dict[int, float] | None = getattr(request.app.state, "club_seen", None)
+    if seen is None:
+        seen = request.app.state.club_seen = {}
+    return seen
 
 
 async def _user(request: Request, registered: bool = False) -> UserRecord:
@@ -148,7 +159,11 @@ async def club_detail(request: Request) -> Response:
     club, role = await _membership(request, user)
     state = server_state(request)
     members = await state.storage.club_members(club["id"])
-    online = state.sessions.users()
+    now, seen = time.monotonic(), _seen(request)
+    seen[user.id] = now
+    for gone in [u for u, at in seen.items() if now - at > SEEN_ONLINE]:
+        del seen[gone]
+    online = state.sessions.users() | set(seen)
     shown = [{**m, "online": m["user_id"] in online} for m in members
              if m["role"] != "pending" or role in MODERATORS]
     tables = []

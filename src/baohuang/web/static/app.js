@@ -6,6 +6,8 @@ import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
 import { LeaderboardScreen, ProfileScreen } from './progress.js';
+import { ClubEveningScreen, ClubJoinScreen, ClubMemberScreen, ClubScreen, ClubsScreen,
+  startClubNotices } from './clubs.js';
 import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
@@ -40,6 +42,7 @@ class App {
     }
     this.renderUser();
     this.route();
+    this.clubNotices = startClubNotices(this);
   }
 
   setUser(user) {
@@ -106,6 +109,13 @@ class App {
     else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
     else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
     else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
+    else if (kind === 'clubs') screen = new ClubsScreen(this);
+    else if (kind === 'club-join' && arg) screen = new ClubJoinScreen(this, arg);
+    else if (kind === 'club' && arg && parts[2] === 'm' && parts[3]) {
+      screen = new ClubMemberScreen(this, arg, parts[3]);
+    } else if (kind === 'club' && arg && parts[2] === 'evening') {
+      screen = new ClubEveningScreen(this, arg, parts[3]);
+    } else if (kind === 'club' && arg) screen = new ClubScreen(this, arg);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();
