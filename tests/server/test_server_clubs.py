@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import DATABASES, LOOSE_CONFIG, Clocks, Raw, database, raw_play
-from test_server_ready import pumping, table_where
+from server_support import DATABASES, LOOSE_CONFIG, Clocks, Raw, database
+from test_server_ready import play_on, pumping, table_where
 
 from baohuang.client import Client, ClientError
 from baohuang.engine.game import Game
@@ -66,7 +66,7 @@ async def play_club_table(url: str, clocks: Clocks, opener: Client, other: Clien
     state = await table_where(raws[1], lambda t: t["status"] == "playing")
     assert [s["bot"] for s in state["seats"]].count("random") == 3
     async with pumping(clocks.tables[table_id]):
-        await asyncio.gather(*(raw_play(raw) for raw in raws))
+        await asyncio.gather(*(play_on(raw) for raw in raws))
     for raw in raws:
         await raw.close()
     return str(table_id)
