@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import DATABASES, LOOSE_CONFIG, Clocks, Raw, database
+from server_support import DATABASES, LOOSE_CONFIG, Clocks, Raw, database, running_server
 from test_server_ready import play_on, pumping, table_where
 
 from baohuang.client import Client, ClientError
@@ -291,3 +291,34 @@ def test_club_permissions_are_refused_with_clear_errors(
         await raw.close()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_a_club_table_stays_the_clubs_after_a_restart(kind: str, tmp_path: Path) -> None:
+    """A club's open table, rebuilt after the server was killed, still belongs to its
+    club: a member finds it by its id and sits; someone else is refused a seat."""
+    with running_server(kind, tmp_path) as server:
+        async def before() -> tuple[Client, Client, dict[str, Any]]:
+            owner = await registered(server.url, "rsowner")
+            other = await registered(server.url, "rsother")
+            club = await owner.request("POST", "/api/clubs", {"name": "restart"})
+            return owner, other, await owner.request(
+                "POST", f"/api/clubs/{club['id']}/tables", {})
+
+        owner, other, opened = asyncio.run(before())
+        server.kill()
+        server.start()
+
+        async def after() -> None:
+            shown = await owner.request("GET", f"/api/tables/{opened['id']}")
+            assert shown["club"] == opened["table"]["club"]
+            raw = await Raw.connect(server.url, other.token)
+            await raw.send({"type": "join", "table": opened["code"]})
+            assert (await raw.recv_type("error"))["code"] == "not_member"
+            await raw.close()
+            raw = await Raw.connect(server.url, owner.token)
+            await raw.send({"type": "join", "table": opened["id"]})
+            assert (await raw.recv_type("table"))["you"]["seat"] == 0
+            await raw.close()
+
+        asyncio.run(after())
