@@ -269,7 +269,13 @@ def test_club_permissions_are_refused_with_clear_errors(
         assert await refused(member, "POST", f"/api/clubs/{club_id}/tables",
                              {"options": {"tribute": False}}) == (403, "fixed_rules")
 
+        await owner.request("PATCH", f"/api/clubs/{club_id}", {"custom_rules": True})
+        changed = await member.request("POST", f"/api/clubs/{club_id}/tables",
+                                       {"timeout": 120, "options": {"tribute": False}})
+        assert changed["table"]["timeout"] == 120
+        assert changed["table"]["rules"]["tribute"] is False
         opened = await member.request("POST", f"/api/clubs/{club_id}/tables", {})
+        assert opened["table"]["timeout"] == 600 and opened["table"]["club"] == club_id
         raw = await Raw.connect(url, outsider.token)
         await raw.send({"type": "join", "table": opened["id"]})     # (not by its id)
         assert (await raw.recv_type("error"))["code"] == "no_table"

@@ -271,6 +271,11 @@ export class ClubScreen {
   async openTable() {
     const fill = this.root.querySelector('[name=club_fill]');
     const body = fill && fill.checked ? { fill_bots: 'heuristic' } : {};
+    // (a club whose members may change its rules: this table's time and games)
+    for (const name of ['timeout', 'games']) {
+      const el = this.root.querySelector(`[name=club_${name}]`);
+      if (el && el.value && Number(el.value) !== this.club[name]) body[name] = Number(el.value);
+    }
     try {
       const res = await post(`/api/clubs/${encodeURIComponent(this.clubId)}/tables`, body);
       location.hash = `#/t/${res.id}`;
@@ -348,6 +353,10 @@ export class ClubScreen {
           : h('p', { class: 'muted', testid: 'club-tables-empty' }, t('club_tables_empty')),
         h('div', { class: 'row wrap' },
           h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'club_fill', testid: 'club-fill' }), ' ', t('club_fill_bots')),
+          c.custom_rules ? [
+            h('label', {}, t('club_timeout'), ' ', h('input', { name: 'club_timeout', type: 'number', min: 5, max: 600, value: c.timeout, testid: 'club-table-timeout' })),
+            h('label', {}, t('club_games'), ' ', h('input', { name: 'club_games', type: 'number', min: 1, max: 50, value: c.games, testid: 'club-table-games' })),
+          ] : null,
           h('button', { class: 'btn primary', testid: 'club-open-table', onclick: () => this.openTable() }, t('club_btn_open_table')))),
       h('section', { class: 'panel' },
         h('h2', {}, t('club_ledger'), ' ', h('a', { class: 'btn small', href: `#/club/${id}/evening`, testid: 'club-evening-link' }, t('club_evening'))),
