@@ -41,6 +41,7 @@ def test_a_club_in_two_browsers(browser: Any, server: str) -> None:
         friend_name = _register(friend, "fr")
 
         owner.goto("/#/clubs")
+        owner.get_by_test_id("clubs-empty").wait_for()
         form = owner.get_by_test_id("club-create")
         form.get_by_test_id("club-name").fill("周五牌友")
         form.get_by_test_id("club-description").fill("<i>every</i> Friday")
@@ -113,6 +114,16 @@ def test_a_club_in_two_browsers(browser: Any, server: str) -> None:
                        int(row.get_by_test_id("ledger-points").inner_text())
                        for row in page.get_by_test_id("ledger-row").all()}
             assert evening == scores
+        # the owner's page in the club, from the friend's ledger
+        friend.goto(f"/#/club/{club_id}")
+        friend.get_by_test_id("club-period-all").click()
+        friend.get_by_test_id("ledger-row").filter(has_text=owner_name).get_by_role(
+            "link").click()
+        row = friend.get_by_test_id("club-member-all")
+        sync_api.expect(row.locator("td").nth(1)).to_have_text(str(scores[owner_name]))
+        assert row.locator("td").first.inner_text() == "1"
+        friend.get_by_test_id("club-evening-link").wait_for(state="detached")
+        friend.goto(f"/#/club/{club_id}/evening")
         friend.get_by_test_id("club-evening-image").click()
         friend.get_by_test_id("club-evening-download").wait_for()
         shot(friend, "club-evening-phone.png", full=True)

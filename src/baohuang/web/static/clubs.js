@@ -3,7 +3,7 @@
 // page (#/club/ID/m/USER) and an evening's summary, 今晚战绩 (#/club/ID/evening[/DATE]),
 // shareable as a link and as a picture drawn on a canvas. Everything a user wrote (names,
 // descriptions, chat) is shown as text, never as HTML.
-import { clear, free, h } from './dom.js';
+import { clear, free, h, retype, typed } from './dom.js';
 import { t } from './i18n.js';
 import { get, post } from './api.js';
 import { errorText } from './errors.js';
@@ -87,6 +87,7 @@ export class ClubsScreen {
 
   render() {
     if (!this.root) return;
+    const text = typed(this.root);     // (a name typed while the page was loading stays)
     clear(this.root);
     const user = this.app.user;
     if (!user || user.guest) {
@@ -137,6 +138,7 @@ export class ClubsScreen {
           h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'watchers', checked: true }), ' ', t('club_watchers')),
           h('button', { class: 'btn primary', type: 'submit', testid: 'club-create-go' }, t('club_btn_create')),
           errorBox(this.createError, 'club-create-error')))));
+    retype(this.root, text);
   }
 }
 
