@@ -71,7 +71,9 @@ def test_a_club_in_two_browsers(browser: Any, server: str) -> None:
         friend.goto(f"/#/club/{club_id}")
         friend.get_by_test_id("club-title").wait_for()
         assert_english(friend, "the club's page")
-        friend.goto("/#/clubs")
+        assert friend.evaluate("() => document.scrollingElement.scrollWidth") <= 390
+        friend.goto("/")
+        friend.get_by_test_id("clubs-link").click()     # (a phone: from the lobby)
         friend.reload()              # (the app again, on the clock installed above)
         friend.get_by_test_id("club-link").wait_for()
         friend.wait_for_function("() => window.baohuang.clubNotices.seen !== null")
@@ -128,6 +130,7 @@ def test_a_club_in_two_browsers(browser: Any, server: str) -> None:
         friend.get_by_test_id("club-evening-download").wait_for()
         shot(friend, "club-evening-phone.png", full=True)
         assert violations(friend, "the evening's summary") == []
+        assert friend.evaluate("() => document.scrollingElement.scrollWidth") <= 390
         share = friend.get_by_test_id("club-evening-share").input_value()
         assert f"#/club/{club_id}/evening/" in share
         owner.goto(share[share.index("#"):])
