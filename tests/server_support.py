@@ -281,3 +281,18 @@ async def pumping(clock: ManualClock) -> AsyncIterator[None]:
 async def advance(clock: ManualClock, seconds: float) -> None:
     """Move a table's hand-moved clock on by ``seconds``, ringing what falls due."""
     await asyncio.to_thread(clock.advance_to, clock.now() + seconds)
+
+
+async def table_where(raw: Raw, test: Any) -> dict[str, Any]:
+    """The next TableState ``raw`` is sent that passes ``test``."""
+    while True:
+        state: dict[str, Any] = (await raw.recv_type("table", 30))["table"]
+        if test(state):
+            return state
+
+
+async def play_on(raw: Raw) -> int | None:
+    """Play ``raw``'s seat to the game's end from the table's state now (a waiting
+    helper may have read past the snapshot it would have started from)."""
+    await raw.send({"type": "resync", "version": None})
+    return await raw_play(raw, start=await raw.recv_type("snapshot"))

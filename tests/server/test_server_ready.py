@@ -17,9 +17,11 @@ from server_support import (
     Clocks,
     Raw,
     advance,
+    play_on,
     pumping,
     raw_play,
     running_server,
+    table_where,
 )
 
 from baohuang.client import Client
@@ -56,21 +58,6 @@ async def friends(url: str, clocks: Clocks, **spec: Any
         await raw.recv_type("table")
         raws.append(raw)
     return people, table, raws, clocks.tables[table["id"]]
-
-
-async def table_where(raw: Raw, test: Any) -> dict[str, Any]:
-    """The next TableState ``raw`` is sent that passes ``test``."""
-    while True:
-        state: dict[str, Any] = (await raw.recv_type("table", 30))["table"]
-        if test(state):
-            return state
-
-
-async def play_on(raw: Raw) -> int | None:
-    """Play ``raw``'s seat to the game's end from the table's state now (a waiting
-    helper may have read past the snapshot it would have started from)."""
-    await raw.send({"type": "resync", "version": None})
-    return await raw_play(raw, start=await raw.recv_type("snapshot"))
 
 
 async def dealt_game(url: str, table_id: str) -> int:

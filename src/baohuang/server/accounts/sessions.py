@@ -79,6 +79,10 @@ class LiveSessions(Generic[S]):
         """The sessions that have open sockets."""
         return list(self._sockets)
 
+    def users(self) -> set[int]:
+        """The users who have open sockets here (who is online)."""
+        return set(self._user.values())
+
     def end_session(self, digest: str, code: int, reason: str) -> int:
         """End every socket of one session; returns how many."""
         held = self._sockets.pop(digest, set())

@@ -26,6 +26,11 @@
   for any other table): seen by its player only, never rematched.
 - ``reviews``: 复盘, the review of a finished game's seat once computed (its JSON, the
   CPU seconds it took), :mod:`baohuang.server.reviews`.
+- ``clubs``: 亲友圈, a group of friends with its owner, invitation code and default
+  rules; ``club_members`` its members and their roles (``pending``: asked to join, not
+  yet approved); ``club_messages`` its members' chat; ``tables.club_id``: the club a
+  table was opened in (null: none), whose members alone sit at it and whose ledger
+  (战绩) its scored games count in.
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ from sqlalchemy import (
     true,
 )
 
-__all__ = ["actions", "challenge_days", "challenge_plays", "game_players", "games", "metadata",
-           "reviews", "sessions", "tables", "users"]
+__all__ = ["actions", "challenge_days", "challenge_plays", "club_members", "club_messages",
+           "clubs", "game_players", "games", "metadata", "reviews", "sessions", "tables",
+           "users"]
 
 metadata = MetaData()
 
@@ -99,7 +105,9 @@ tables = Table(
     Column("ready_wait", Float, nullable=True),
     Column("fill_bots", String(32), nullable=True),
     Column("challenge", JSON, nullable=True),
+    Column("club_id", Integer, nullable=True),
     Index("ix_tables_status", "status"),
+    Index("ix_tables_club", "club_id"),
 )
 
 games = Table(
@@ -177,4 +185,40 @@ reviews = Table(
     Column("review", JSON, nullable=False),
     Column("cpu_seconds", Float, nullable=False),
     Column("created", Float, nullable=False),
+)
+clubs = Table(
+    "clubs", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(24), nullable=False),
+    Column("description", String(200), nullable=False),
+    Column("owner", Integer, ForeignKey("users.id"), nullable=False),
+    Column("code", String(8), unique=True, nullable=False),
+    Column("preset", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("timeout", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("approval", Boolean, nullable=False),
+    Column("custom_rules", Boolean, nullable=False),
+    Column("watchers", Boolean, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+club_members = Table(
+    "club_members", metadata,
+    Column("club_id", Integer, ForeignKey("clubs.id", ondelete="CASCADE"), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("role", String(8), nullable=False),
+    Column("joined", Float, nullable=False),
+    Index("ix_club_members_user", "user_id"),
+)
+
+club_messages = Table(
+    "club_messages", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("club_id", Integer, ForeignKey("clubs.id", ondelete="CASCADE"), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("name", String(24), nullable=False),
+    Column("text", String(200), nullable=False),
+    Column("at", Float, nullable=False),
+    Index("ix_club_messages_club", "club_id", "id"),
 )

@@ -11,11 +11,13 @@ parts of one reason each —
 - :mod:`.users`: accounts and sessions (:class:`UserRecord`, :class:`NameTaken`);
 - :mod:`.games`: tables, games, a finished game's results, history and replays;
 - :mod:`.reviews`: 复盘, the reviews of finished games once computed.
+- :mod:`.clubs`: 亲友圈, their members, chat and the rows of their ledgers.
 """
 
 from __future__ import annotations
 
 from .action_log import ActionLog, FencedWrite
+from .clubs import ClubStore
 from .database import MIGRATIONS, make_engine, migrate
 from .games import GameStore, RateGame
 from .reviews import ReviewStore
@@ -25,7 +27,7 @@ __all__ = ["MIGRATIONS", "FencedWrite", "NameTaken", "RateGame", "Storage", "Use
            "make_engine", "migrate", "open_storage"]
 
 
-class Storage(ActionLog, UserStore, GameStore, ReviewStore):
+class Storage(ActionLog, UserStore, GameStore, ReviewStore, ClubStore):
     """Every read and write the server does: the action log, users and sessions,
     tables and games, on one engine."""
 

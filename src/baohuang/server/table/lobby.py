@@ -88,6 +88,8 @@ class TableSpec:
     fill_bots: str | None = None
     #: a challenge deal's table (``baohuang.server.challenge``; never from a request body)
     challenge: dict[str, Any] | None = None
+    #: 亲友圈: the club the table is opened in (its members alone sit)
+    club: int | None = None
 
 
 def _number(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -295,7 +297,8 @@ class Lobby:
         settings = Settings(table_id, await self._new_code(), owner.id if owner else None,
                             spec.preset, spec.rules, spec.timeout, spec.games, seed,
                             spec.autostart, time.time(), spec.practice, spec.counter,
-                            spec.private, spec.ready_wait, spec.fill_bots, spec.challenge)
+                            spec.private, spec.ready_wait, spec.fill_bots, spec.challenge,
+                            spec.club)
         seats: list[Seat | None] = [None] * 5
         for seat, bot in spec.bots.items():
             seats[seat] = Seat.for_bot(bot, seed + seat)
@@ -313,7 +316,7 @@ class Lobby:
             "games": spec.games, "seed": seed, "autostart": spec.autostart,
             "practice": spec.practice, "counter": spec.counter, "private": spec.private,
             "ready_wait": spec.ready_wait, "fill_bots": spec.fill_bots,
-            "challenge": spec.challenge,
+            "challenge": spec.challenge, "club_id": spec.club,
             "status": "open", "seats": table.seats_json(), "totals": [0] * 5,
             "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
@@ -367,7 +370,8 @@ class Lobby:
                   for i, seat in enumerate(table.seats)
                   if seat is not None and seat.bot is None}
         spec = TableSpec(s.preset, s.rules, s.timeout, s.games, bots, s.autostart, None,
-                         s.practice, s.counter, s.private, s.ready_wait, s.fill_bots)
+                         s.practice, s.counter, s.private, s.ready_wait, s.fill_bots,
+                         club=s.club)
         new = await self.create(user, spec, people=people)      # its owner: who asked
         table.rematch = {"id": new.id, "code": new.settings.code}
         table.broadcast_table()
@@ -428,7 +432,7 @@ class Lobby:
                             row["created"], bool(row.get("practice", False)),
                             bool(row.get("counter", True)), bool(row.get("private", False)),
                             row.get("ready_wait"), row.get("fill_bots"),
-                            row.get("challenge"))
+                            row.get("challenge"), row.get("club_id"))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"],
                       clock=self.clocks(row["id"]), metrics=self.metrics)

@@ -11,6 +11,7 @@ from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
 from ...engine.state import IllegalAction
 from ..config import ServerConfig
+from ..db.storage import Storage
 from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import (
@@ -31,6 +32,7 @@ from ..wire.protocol import (
     Start,
 )
 from .clock import Clock
+from .clubseats import club_refusal, is_member
 from .privacy import admits
 from .seats import Seat
 from .settings import Settings
@@ -71,6 +73,8 @@ class SeatingTable(Protocol):
     def recorded(self) -> bool: ...
     @property
     def metrics(self) -> ServerMetrics: ...
+    @property
+    def storage(self) -> Storage: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
     def conns(self) -> list[Subscriber]: ...
@@ -129,7 +133,10 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
     table that does not exist."""
     user = conn.user
     s = table.settings
-    if conn.table is not table and not admits(
+    # 亲友圈: a club's members find its tables by id; only they sit at them
+    member = s.club is not None and user is not None and \
+        await is_member(table.storage, s.club, user.id)
+    if conn.table is not table and not member and not admits(
             private=s.private, code=s.code, key=msg.table,
             user_id=None if user is None else user.id,
             members=[s.owner, *(seat.user_id for seat in table.seats if seat is not None)],
@@ -140,6 +147,12 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
         conn.error("login_required", "playing needs a session (log in or play as a guest)",
                    "join")
         return
+    if s.club is not None and not member and (
+            user is None or table.seat_of(user.id) is None):   # (a seat held is kept)
+        refused = await club_refusal(table.storage, s.club, sitting=msg.as_ == "player")
+        if refused is not None:
+            conn.error(*refused, "join")
+            return
     table.watchers.discard(conn)
     conn.table, conn.seat, conn.hints = table, None, msg.hints
     seat_index = table.seat_of(user.id) if (user and msg.as_ == "player") else None
@@ -426,6 +439,12 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
         if isinstance(msg, Sit):
             if target is not None:
                 conn.error("seat_taken", f"seat {msg.seat} is taken", ref)
+                return
+            club = table.settings.club
+            if club is not None and not await is_member(table.storage, club, user.id):
+                refused = await club_refusal(table.storage, club, sitting=True)
+                assert refused is not None
+                conn.error(*refused, ref)
                 return
             if mine is not None:
                 moved = table.seats[mine]

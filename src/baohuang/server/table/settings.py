@@ -41,3 +41,6 @@ class Settings:
     #: numbered from 1): its player alone may see it, and it is never rematched
     #: (``baohuang.server.challenge``); ``None``: any other table
     challenge: dict[str, Any] | None = None
+    #: 亲友圈: the club this table was opened in (only its members sit; its scored games
+    #: count in the club's ledger); ``None``: no club
+    club: int | None = None

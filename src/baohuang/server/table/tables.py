@@ -492,7 +492,7 @@ class Table:
                 if self.status == "dissolved" else None,
                 "last_scored": self.last_scored, "rematch": self.rematch,
                 "ready_wait": s.ready_wait, "fill_bots": s.fill_bots,
-                "ready": self.ready_json(), "challenge": s.challenge}
+                "ready": self.ready_json(), "challenge": s.challenge, "club": s.club}
 
     def send_table(self, conn: Subscriber) -> None:
         conn.send_json({"type": "table", "table": self.table_json(conn.seat),

@@ -29,6 +29,7 @@ from ..runtime import tune_gc
 from ..table.clock import ClockFactory
 from ..table.lobby import Lobby
 from .api import routes as api_routes
+from .clubs_api import club_routes
 from .review_api import review_routes
 from .security import middleware
 from .state import ServerState, bearer_token
@@ -105,7 +106,8 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
             await lobby.close()
             await storage.close()
 
-    routes: list[BaseRoute] = [*api_routes, *review_routes, Route("/healthz", _health),
+    routes: list[BaseRoute] = [*api_routes, *review_routes, *club_routes,
+                               Route("/healthz", _health),
                                Route("/metrics", _metrics),
                                WebSocketRoute("/ws", WebSocketEndpoint())]
     if static_dir is not None and static_dir.is_dir():

@@ -7,6 +7,8 @@ import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
 import { LeaderboardScreen, ProfileScreen } from './progress.js';
 import { challengeRoute } from './challenge.js';
+import { ClubEveningScreen, ClubJoinScreen, ClubMemberScreen, ClubScreen, ClubsScreen,
+  startClubNotices } from './clubs.js';
 import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
@@ -41,6 +43,7 @@ class App {
     }
     this.renderUser();
     this.route();
+    this.clubNotices = startClubNotices(this);
   }
 
   setUser(user) {
@@ -110,6 +113,13 @@ class App {
     else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
     else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
     else if (kind === 'challenge') screen = challengeRoute(this, parts);
+    else if (kind === 'clubs') screen = new ClubsScreen(this);
+    else if (kind === 'club-join' && arg) screen = new ClubJoinScreen(this, arg);
+    else if (kind === 'club' && arg && parts[2] === 'm' && parts[3]) {
+      screen = new ClubMemberScreen(this, arg, parts[3]);
+    } else if (kind === 'club' && arg && parts[2] === 'evening') {
+      screen = new ClubEveningScreen(this, arg, parts[3]);
+    } else if (kind === 'club' && arg) screen = new ClubScreen(this, arg);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();

@@ -274,6 +274,8 @@ export class LobbyScreen {
           t('nav_leaderboard')),
         user.guest ? null : h('a', { class: 'btn', href: `#/u/${user.id}`, testid: 'profile-link' },
           t('nav_profile')),
+        user.guest ? null : h('a', { class: 'btn', href: '#/clubs', testid: 'clubs-link' },
+          t('nav_clubs')),
         h('button', { class: 'btn', testid: 'logout', onclick: () => this.logout() }, t('btn_logout'))),
       user.guest ? null : this.passwordBox());
   }

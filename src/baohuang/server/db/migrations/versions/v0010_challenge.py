@@ -3,7 +3,7 @@ settings), ``challenge_plays`` (one user's attempt at one deal, unique per day, 
 and user) and ``tables.challenge`` (a challenge deal's table).
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 Create Date: 2026-12-07
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010"
-down_revision = "0007"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
