@@ -54,8 +54,6 @@ def test_good_settings_pass_and_show_where_each_came_from(tmp_path: Path) -> Non
     ("port = 8000\nhost = \n", {}, "not TOML"),
     ('db_url = "mysql://u:p@h/db"\n', {}, "db_url ("),
     ('db_url = "nonsense"\n', {}, "not a URL"),
-    ('redis_url = "redis://127.0.0.1:6379/0"\n', {},
-     "a cluster node needs the nodes' shared PostgreSQL"),
     ('redis_url = "http://h"\ndb_url = "postgresql+asyncpg://u:p@h/db"\n', {},
      "not a Redis URL"),
     ('table_rate_address = "lots"\n', {}, "not a rate such as 10/minute;60/hour"),

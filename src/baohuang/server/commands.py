@@ -116,10 +116,8 @@ def serve_command(
         for problem in exc.problems:
             typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2) from None
-    for warning in settings.warnings:
-        typer.echo(f"warning: {warning}", err=True)
     serve(settings.host, settings.port, settings.config, settings.log_level,
-          settings.log_format)
+          settings.log_format, settings.warnings)
 
 
 def loadtest_command(

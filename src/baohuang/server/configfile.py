@@ -265,8 +265,9 @@ def _check(settings: Settings, problems: list[str], warnings: list[str]) -> None
             bad("redis_url", "not a Redis URL (redis://[:PASSWORD@]HOST:PORT/DB, rediss://… "
                 f"or unix://PATH): {_masked('redis_url', config.redis_url)!r}")
         if config.db_url.startswith("sqlite"):
-            bad("redis_url", "a cluster node needs the nodes' shared PostgreSQL in db_url, "
-                "not an SQLite file")
+            warnings.append("redis_url: a cluster node on an SQLite file shares it only "
+                            "with the nodes of this machine; nodes on several machines "
+                            "need PostgreSQL in db_url")
     if "#" in config.node or "|" in config.node:
         bad("node", f"a node's name may not hold '#' or '|': {config.node!r}")
     for key in _RATES:

@@ -8,7 +8,7 @@ client (``/``: :mod:`.webclient`, compressed and cached) are served.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -133,12 +133,16 @@ def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, ho
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, config: ServerConfig | None = None,
-          log_level: str = "info", log_format: str | None = None) -> None:
+          log_level: str = "info", log_format: str | None = None,
+          warnings: Sequence[str] = ()) -> None:
     """Run the server until interrupted, logging at ``log_level`` in ``log_format``
-    (``json`` or ``text``; by default text on a terminal, JSON otherwise)."""
+    (``json`` or ``text``; by default text on a terminal, JSON otherwise); the settings'
+    ``warnings`` are its first lines."""
     cfg = config or ServerConfig()
     tune_gc()
     configure_logging(log_level, log_format)
+    for warning in warnings:
+        log.warning("settings: %s", warning)
     # (uvicorn's debug lines are each handshake's bytes, bearer tokens among them)
     quieter = "info" if log_level == "debug" else log_level
     server = uvicorn.Server(uvicorn_config(create_app(cfg), cfg, host, port, quieter))
