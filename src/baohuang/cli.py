@@ -72,6 +72,12 @@ app.command("loadtest")(loadtest_command)
 app.command("backup")(backup_command)
 app.command("restore")(restore_command)
 
+# `baohuang config check` (the server's settings from a TOML file and the environment):
+# server/config_command.py
+from .server.config_command import config_app  # noqa: E402
+
+app.add_typer(config_app, name="config")
+
 # `baohuang cluster` (nodes, PostgreSQL, Redis and HAProxy on this machine): server/cluster
 from .server.cluster.command import cluster_command  # noqa: E402
 

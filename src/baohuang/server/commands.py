@@ -8,14 +8,22 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["MIN_METRICS_TOKEN", "backup_command", "loadtest_command", "restore_command",
+__all__ = ["backup_command", "loadtest_command", "restore_command",
            "serve_command"]
 
-#: the shortest bearer token ``/metrics`` takes (one that can be guessed guards nothing)
-MIN_METRICS_TOKEN = 16
+
+
+#: ``baohuang serve`` options whose settings key (``configfile.KEYS``) is another name
+_KEY_OF = {"db": "db_url", "redis": "redis_url", "allowed_origin": "allowed_origins",
+           "trusted_host": "trusted_hosts"}
 
 
 def serve_command(
+    ctx: typer.Context,
+    config_file: Annotated[Path | None, typer.Option(
+        "--config", help="a TOML file of settings (docs/deploy.md; check it with "
+        "`baohuang config check --file FILE`); the environment's BAOHUANG_* variables "
+        "and then this command line's options win over it")] = None,
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
     port: int = typer.Option(8000, help="port to listen on"),
     db: str | None = typer.Option(
@@ -68,6 +76,9 @@ def serve_command(
     code_rate_account: str = typer.Option(
         "20/minute;200/hour;600/day", help="such lookups one account may make"),
     log_level: str = typer.Option("info", help="debug, info, warning or error"),
+    log_format: str | None = typer.Option(
+        None, show_default=False, help="json (one JSON object a line) or text; default: "
+        "text when standard error is a terminal, json otherwise"),
     redis: str | None = typer.Option(
         None, help="a cluster node: the Redis of the table leases (redis://host:port/db); "
         "the nodes share one PostgreSQL --db (docs/cluster.md)"),
@@ -78,11 +89,12 @@ def serve_command(
         5.0, help="seconds a cluster node's table lease and its alive key last unrenewed: "
         "a killed node's tables are taken over, and its players' seats let go, after this"),
     metrics_token: str | None = typer.Option(
-        None, envvar="BAOHUANG_METRICS_TOKEN", show_default=False,
+        None, show_default=False,
         help="serve the figures for Prometheus at /metrics to a scraper that sends this "
         "bearer token (Authorization: Bearer TOKEN; at least 16 characters, say from "
         "`openssl rand -hex 32`); without it /metrics is off. Better given in the "
-        "environment variable than on the command line, which other users can see"),
+        "environment variable BAOHUANG_METRICS_TOKEN than on the command line, which "
+        "other users can see"),
     challenge_tz: str = typer.Option(
         "Asia/Shanghai", help="每日挑战 (daily challenge): the time zone whose calendar day "
         "is a challenge day (an IANA name)"),
@@ -106,61 +118,34 @@ def serve_command(
     reviews_per_user: int = typer.Option(
         2, min=1, help="复盘: reviews one account may have running at once"),
 ) -> None:
-    """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws)."""
-    from limits import parse_many
+    """Serve tables over HTTP and WebSocket (web client at /, API at /api, socket at /ws).
 
-    from .config import ServerConfig, default_db_url
+    Every option may also come from a TOML file (--config) or a BAOHUANG_* environment
+    variable (docs/deploy.md)."""
+    from typer._click.core import ParameterSource
+
+    from .configfile import SettingsError, load_settings
     from .transport.app import serve
 
-    config = ServerConfig(db_url=db or default_db_url(), bot_delay=bot_delay,
-                          hosted_delay=hosted_delay, guard_pause=guard_pause,
-                          away_grace=away_grace, next_game_delay=next_game_delay,
-                          ws_compression=ws_compression,
-                          table_idle=table_idle, watchers_per_table=watchers_per_table,
-                          session_idle=session_idle, session_absolute=session_absolute,
-                          allowed_origins=tuple(allowed_origin or ()),
-                          trusted_hosts=tuple(trusted_host or ()) or ("*",),
-                          forwarded_allow_ips=forwarded_allow_ips,
-                          redis_url=redis, node=node, lease_ttl=lease_ttl,
-                          max_header_bytes=max_header_bytes, max_header_line=max_header_line,
-                          account_rate_address=account_rate_address,
-                          table_rate_address=table_rate_address,
-                          table_rate_account=table_rate_account,
-                          code_rate_address=code_rate_address,
-                          code_rate_account=code_rate_account,
-                          metrics_token=metrics_token or None,
-                          challenge_tz=challenge_tz, challenge_deals=challenge_deals,
-                          challenge_preset=challenge_preset, challenge_bot=challenge_bot,
-                          challenge_guests=challenge_guests,
-                          challenge_timeout=challenge_timeout,
-                          challenge_reveal_after=challenge_reveal_after,
-                          review_playouts=review_playouts,
-                          review_cpu_seconds=review_cpu_seconds,
-                          review_workers=review_workers, reviews_per_user=reviews_per_user)
-    for hint, rate in (("--account-rate-address", account_rate_address),
-                       ("--table-rate-address", table_rate_address),
-                       ("--table-rate-account", table_rate_account),
-                       ("--code-rate-address", code_rate_address),
-                       ("--code-rate-account", code_rate_account)):
-        try:
-            parse_many(rate)
-        except ValueError:
-            raise typer.BadParameter(f"not a rate such as 10/minute;60/hour: {rate!r}",
-                                     param_hint=hint) from None
-    if not 1024 <= max_header_line <= max_header_bytes:
-        raise typer.BadParameter("must be at least 1024 and at most --max-header-bytes",
-                                 param_hint="--max-header-line")
-    if lease_ttl <= 0:
-        raise typer.BadParameter("must be positive", param_hint="--lease-ttl")
-    if metrics_token and len(metrics_token) < MIN_METRICS_TOKEN:
-        raise typer.BadParameter(f"must have at least {MIN_METRICS_TOKEN} characters",
-                                 param_hint="--metrics-token")
+    given = {}
+    for name, value in ctx.params.items():
+        if name != "config_file" and \
+                ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            given[_KEY_OF.get(name, name)] = value
+    try:
+        settings = load_settings(config_file, given=given)
+    except SettingsError as exc:
+        for problem in exc.problems:
+            typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2) from None
     from .challenge.service import check_config
     try:
-        check_config(config)
+        check_config(settings.config)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--challenge-*") from None
-    serve(host, port, config, log_level)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    serve(settings.host, settings.port, settings.config, settings.log_level,
+          settings.log_format, settings.warnings)
 
 
 def loadtest_command(

@@ -25,6 +25,7 @@ from ...engine.match import Match
 from ...engine.state import IllegalAction, Stage
 from ..config import ServerConfig
 from ..db.storage import Storage
+from ..logs import fields, table_context
 from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import encode
@@ -145,7 +146,8 @@ class Table:
     def start(self, *, recovering: bool = False) -> None:
         self._recovering = recovering
         self._loop = asyncio.get_running_loop()
-        self._task = self._loop.create_task(self._run(), name=f"table-{self.id}")
+        self._task = self._loop.create_task(self._run(), name=f"table-{self.id}",
+                                            context=table_context(self.id))
 
     #: set by :meth:`stop`: a write waiting for the database gives up (``outage.py``)
     stopping = False
@@ -283,6 +285,8 @@ class Table:
             self._seats_shown.pending = False
             self.broadcast_table()          # now everybody may see what was hidden
         self.metrics.moved(source, time.perf_counter() - began)
+        if log.isEnabledFor(logging.DEBUG):     # (not the seat: it would tell the Guard)
+            log.debug("move", extra=fields(version=self.version, source=source))
         if game.is_over:
             await self.game_over()
         else:

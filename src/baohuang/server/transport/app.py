@@ -8,12 +8,13 @@ client (``/``: :mod:`.webclient`, compressed and cached) are served.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
@@ -23,6 +24,7 @@ from ..accounts.accounts import Accounts
 from ..challenge.service import ChallengeService
 from ..config import ServerConfig
 from ..db.storage import open_storage
+from ..logs import RequestLog, configure_logging
 from ..metrics import CONTENT_TYPE, ServerMetrics, token_matches
 from ..reviews import ReviewJobs
 from ..runtime import tune_gc
@@ -114,7 +116,8 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         routes.append(Mount("/", web_client(static_dir), name="web"))
     else:
         routes.append(Route("/", _no_client))
-    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware(cfg))
+    return Starlette(routes=routes, lifespan=lifespan,
+                     middleware=[Middleware(RequestLog), *middleware(cfg)])
 
 
 def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, host: str, port: int,
@@ -123,8 +126,11 @@ def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, ho
     too): h11 as the HTTP parser, which buffers a request's head up to
     ``config.max_header_bytes`` only (httptools has no such bound), uvicorn's
     websockets-sansio WebSocket protocol (whose handshake lines are bounded too), pings,
-    frame size and compression."""
+    frame size and compression.  uvicorn's own log setup and access log are off: its
+    lines go through the server's (``logs.configure_logging``), and ``logs.RequestLog``
+    logs each request without its query string."""
     return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                          log_config=None, access_log=False,
                           http="h11", h11_max_incomplete_event_size=config.max_header_bytes,
                           ws="websockets-sansio",
                           ws_ping_interval=config.ping_interval,
@@ -135,11 +141,17 @@ def uvicorn_config(app: Callable[..., Awaitable[None]], config: ServerConfig, ho
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, config: ServerConfig | None = None,
-          log_level: str = "info") -> None:
-    """Run the server until interrupted."""
+          log_level: str = "info", log_format: str | None = None,
+          warnings: Sequence[str] = ()) -> None:
+    """Run the server until interrupted, logging at ``log_level`` in ``log_format``
+    (``json`` or ``text``; by default text on a terminal, JSON otherwise); the settings'
+    ``warnings`` are its first lines."""
     cfg = config or ServerConfig()
     tune_gc()
-    logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    server = uvicorn.Server(uvicorn_config(create_app(cfg), cfg, host, port, log_level))
+    configure_logging(log_level, log_format)
+    for warning in warnings:
+        log.warning("settings: %s", warning)
+    # (uvicorn's debug lines are each handshake's bytes, bearer tokens among them)
+    quieter = "info" if log_level == "debug" else log_level
+    server = uvicorn.Server(uvicorn_config(create_app(cfg), cfg, host, port, quieter))
     server.run()

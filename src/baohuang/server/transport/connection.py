@@ -19,6 +19,7 @@ from starlette.types import Send
 from starlette.websockets import WebSocket
 
 from ..db.storage import UserRecord
+from ..logs import CONNECTION_ID
 from ..wire.protocol import encode, error_message
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ class Connection:
                  on_error: Callable[[str], None] | None = None) -> None:
         """``on_error``: told the code of each message refused (the figures count it)."""
         self.id = next(_ids)
+        #: the connection's id in the log (``logs.RequestLog`` gave it)
+        self.log_id = CONNECTION_ID.get() or str(self.id)
         self._on_error = on_error
         self.websocket = websocket
         self.user = user
@@ -69,7 +72,7 @@ class Connection:
 
     def __repr__(self) -> str:
         who = self.user.name if self.user else "anonymous"
-        return f"<Connection {self.id} {who} seat={self.seat}>"
+        return f"<Connection {self.log_id} {who} seat={self.seat}>"
 
     def start(self) -> None:
         self._writer = asyncio.get_running_loop().create_task(self._write())

@@ -12,6 +12,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..accounts.accounts import AccountError, token_digest, user_json
+from ..logs import fields
 from ..table.inputs import ClientInput, Disconnect, Route
 from ..table.privacy import is_table_id
 from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
@@ -85,6 +86,11 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     if session is not None and user is not None:
         state.sessions.add(session, user.id, conn)
     conn.start()
+    opened = time.monotonic()
+    address = websocket.client.host if websocket.client else None
+    log.info("socket open", extra=fields(user=None if user is None else user.id,
+                                         client=address))
+    debug = log.isEnabledFor(logging.DEBUG)
     conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
                     "limits": {"max_message_bytes": config.max_message_bytes,
                                "rate_per_second": config.rate_per_second,
@@ -107,8 +113,6 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             conn.route.post(Disconnect(conn))
             conn.route = None
         return elsewhere
-
-    address = websocket.client.host if websocket.client else None
 
     async def join_by_key(msg: Join) -> None:
         """A ``join`` by a key that is not shaped as a table's id (an invitation code, or
@@ -157,6 +161,8 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         route.post(ClientInput(conn, msg))
 
     def handle(data: str | bytes) -> Join | None:
+        if debug:                         # (its type only: never what it says)
+            log.debug("message", extra=fields(type=message_type(data)))
         size = len(data)
         if isinstance(data, str) and size * 4 > config.max_message_bytes:
             size = len(data.encode())                 # (UTF-8: at most 4 bytes a character)
@@ -194,11 +200,13 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
 
     read = receive if receive is not None else websocket.receive
     metrics.sockets.inc()
+    code: int | None = None
     try:
         while not conn.closed:
             message = await read()
             if message["type"] != "websocket.receive":
-                break                                 # websocket.disconnect
+                code = message.get("code")            # websocket.disconnect
+                break
             data: str | bytes | None = message.get("text")
             elsewhere = take(data if data is not None else message.get("bytes") or b"")
             if elsewhere is not None:
@@ -215,3 +223,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         if conn.route is not None:
             conn.route.post(Disconnect(conn))
         await conn.stop()
+        log.info("socket closed", extra=fields(
+            code=conn.close_code if conn.close_code is not None else code,
+            by="server" if conn.close_code is not None else "client",
+            seconds=round(time.monotonic() - opened, 1)))
