@@ -16,6 +16,12 @@
   row per ``(table_id, version)``, and version v is written only after v - 1
   (:meth:`~baohuang.server.db.storage.Storage.append_action`, fencing).
 - ``game_players``: who sat where in a finished game and what they scored (history).
+- ``reports``: 举报, one player reporting another (from a table, a score sheet or the
+  history) with a reason; ``audit_log``: every moderator action, who, when and why;
+  ``connection_log``: logins and accounts made with the client address, kept for
+  ``ServerConfig.connection_log_retention`` (:mod:`.moderation`).  ``users.role``,
+  ``muted_until``, ``suspended_until``, ``banned`` and ``deleted`` are the moderation
+  and privacy state of an account.
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ from sqlalchemy import (
     true,
 )
 
-__all__ = ["actions", "game_players", "games", "metadata", "sessions", "tables", "users"]
+__all__ = ["actions", "audit_log", "connection_log", "game_players", "games", "metadata",
+           "reports", "sessions", "tables", "users"]
 
 metadata = MetaData()
 
@@ -55,6 +62,11 @@ users = Table(
     Column("leaves", Integer, nullable=False, default=0),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
+    Column("role", String(12), nullable=False, server_default="player"),
+    Column("muted_until", Float, nullable=True),
+    Column("suspended_until", Float, nullable=True),
+    Column("banned", Boolean, nullable=False, server_default=false()),
+    Column("deleted", Boolean, nullable=False, server_default=false()),
 )
 
 sessions = Table(
@@ -133,4 +145,44 @@ game_players = Table(
     Column("place", Integer, nullable=True),
     Column("finished", Float, nullable=False),
     Index("ix_game_players_user", "user_id", "finished"),
+)
+
+reports = Table(
+    "reports", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter", Integer, ForeignKey("users.id"), nullable=False),
+    Column("reported", Integer, ForeignKey("users.id"), nullable=False),
+    Column("table_id", String(16), nullable=True),
+    Column("game_id", Integer, nullable=True),
+    Column("place", String(12), nullable=False),
+    Column("reason", String(500), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("handled_by", Integer, ForeignKey("users.id"), nullable=True),
+    Index("ix_reports_status", "status", "created"),
+)
+
+audit_log = Table(
+    "audit_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),
+    Column("moderator", Integer, ForeignKey("users.id"), nullable=True),
+    Column("via", String(8), nullable=False),
+    Column("action", String(24), nullable=False),
+    Column("target_user", Integer, ForeignKey("users.id"), nullable=True),
+    Column("target_table", String(16), nullable=True),
+    Column("reason", String(500), nullable=False),
+    Column("detail", JSON, nullable=True),
+    Index("ix_audit_log_at", "at"),
+)
+
+connection_log = Table(
+    "connection_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(12), nullable=False),
+    Column("address", String(64), nullable=True),
+    Column("at", Float, nullable=False),
+    Index("ix_connection_log_at", "at"),
+    Index("ix_connection_log_user", "user_id", "at"),
 )

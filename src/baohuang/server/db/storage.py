@@ -9,7 +9,9 @@ parts of one reason each —
 - :mod:`.action_log`: the actions of every table, group-committed by one writer task,
   each fenced by its table's version and fencing token (:class:`FencedWrite`);
 - :mod:`.users`: accounts and sessions (:class:`UserRecord`, :class:`NameTaken`);
-- :mod:`.games`: tables, games, a finished game's results, history and replays.
+- :mod:`.games`: tables, games, a finished game's results, history and replays;
+- :mod:`.moderation`: roles and sanctions, reports, the audit log, the connection log,
+  a player's data and the deletion of his account.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from __future__ import annotations
 from .action_log import ActionLog, FencedWrite
 from .database import MIGRATIONS, make_engine, migrate
 from .games import GameStore, RateGame
+from .moderation import ModerationStore
 from .users import NameTaken, UserRecord, UserStore
 
 __all__ = ["MIGRATIONS", "FencedWrite", "NameTaken", "RateGame", "Storage", "UserRecord",
            "make_engine", "migrate", "open_storage"]
 
 
-class Storage(ActionLog, UserStore, GameStore):
+class Storage(ActionLog, UserStore, GameStore, ModerationStore):
     """Every read and write the server does: the action log, users and sessions,
     tables and games, on one engine."""
 

@@ -16,6 +16,8 @@ from ..table.inputs import Disconnect
 from ..table.lobby import Lobby
 
 if TYPE_CHECKING:
+    from ..moderation import Moderation
+    from ..retention import Retention
     from .connection import Connection
 
 __all__ = ["COOKIE", "ServerState", "bearer_token", "end_socket", "server_state",
@@ -36,6 +38,10 @@ class ServerState:
     #: password change and the end of a session by age close them
     sessions: LiveSessions[Connection] = field(
         default_factory=lambda: LiveSessions(end_socket))
+    #: the moderators' actions (:mod:`baohuang.server.moderation`) and the purge of
+    #: what is kept about connections (:mod:`baohuang.server.retention`)
+    moderation: Moderation | None = None
+    retention: Retention | None = None
 
 
 def end_socket(conn: Connection, code: int, reason: str) -> None:
