@@ -6,6 +6,7 @@ import { LobbyScreen } from './lobby.js';
 import { TableScreen } from './table.js';
 import { HistoryScreen, ReplayScreen } from './replay.js';
 import { LeaderboardScreen, ProfileScreen } from './progress.js';
+import { ModerationScreen } from './moderation.js';
 import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
@@ -71,6 +72,10 @@ class App {
       const title = this.user.title ? this.user.title[getLang()] : '';
       box.appendChild(h('span', { class: 'user', testid: 'user' }, free(this.user.name, 'strong'),
         title ? h('span', { class: 'level' }, title) : null));
+      // (moderators and admins: their page, 管理)
+      if (this.user.role === 'moderator' || this.user.role === 'admin') {
+        box.appendChild(h('a', { class: 'mod-link', href: '#/mod', testid: 'mod-link' }, t('nav_mod')));
+      }
     }
   }
 
@@ -97,6 +102,7 @@ class App {
     if (this.screen) this.screen.unmount();
     clear(this.main);
     clearAnnouncements();
+    document.querySelector('[data-testid="report-dialog"]')?.remove();
     const [kind, arg] = parts;
     let screen;
     if ((kind === 't' || kind === 'w') && arg) {
@@ -106,6 +112,7 @@ class App {
     else if (kind === 'replay' && arg) screen = new ReplayScreen(this, arg);
     else if (kind === 'leaderboard') screen = new LeaderboardScreen(this);
     else if (kind === 'u' && arg) screen = new ProfileScreen(this, arg);
+    else if (kind === 'mod') screen = new ModerationScreen(this);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();

@@ -9,6 +9,7 @@ import { fitHands } from './handfit.js';
 import { describeEvent } from './events.js';
 import { botLevel } from './model.js';
 import { outcomeOf, roleKey } from './scoresheet.js';
+import { reportButton } from './report.js';
 
 export class HistoryScreen extends DataScreen {
   async load() {
@@ -53,7 +54,9 @@ function historyRow(g) {
     h('td', {}, h('a', { class: 'btn small', href: `#/replay/${g.game_id}`, testid: 'replay-link' },
       t('btn_replay')))),
   h('tr', { class: 'players' }, h('td', { colspan: 6, testid: 'history-players' },
-    t('history_players'), players)));
+    t('history_players'), players, ' ',
+    reportButton((g.players || []).filter((p) => p.seat !== g.seat && !p.bot && p.user_id)
+      .map((p) => ({ id: p.user_id, name: p.name })), { place: 'history', game_id: g.game_id }))));
 }
 
 export class ReplayScreen {
