@@ -83,6 +83,11 @@ from .server.cluster.command import cluster_command  # noqa: E402
 
 app.command("cluster")(cluster_command)
 
+# `baohuang admin ...` (moderation from the shell): server/admin.py
+from .server.admin import admin_app  # noqa: E402
+
+app.add_typer(admin_app, name="admin")
+
 # `baohuang train` (the learned bot's self-play training): learn/cli.py
 from .learn.cli import train_command  # noqa: E402
 

@@ -95,6 +95,13 @@ class ServerConfig:
     #: and per account, so that codes cannot be tried by the thousand
     code_rate_address: str = "30/minute;300/hour;1000/day"
     code_rate_account: str = "20/minute;200/hour;600/day"
+    #: reports (举报) one account may make (the same notation)
+    report_rate_account: str = "5/minute;20/hour;50/day"
+    #: how long the connection log (each login, guest and registration with its client
+    #: address) is kept, and how often what is older is purged (seconds).  Chat is not
+    #: stored at all (relayed to the table and forgotten), so it has no retention
+    connection_log_retention: float = 30 * 24 * 3600.0
+    retention_check: float = 3600.0
     #: finished tables stay in memory (for late watchers) this long
     keep_finished: float = 600.0
     #: a table with no player connected and no move for this long is dissolved (reason

@@ -42,7 +42,7 @@ from .levels import level_for, next_level
 from .rating import DEFAULT_MU, DEFAULT_SIGMA, ordinal
 
 __all__ = ["AccountError", "Accounts", "check_name", "check_password", "common_passwords",
-           "new_token", "token_digest", "user_json"]
+           "hash_password", "new_token", "refuse_barred", "token_digest", "user_json"]
 
 MAX_NAME = 24
 MIN_PASSWORD, MAX_PASSWORD = 8, 200
@@ -154,10 +154,28 @@ def user_json(user: UserRecord) -> dict[str, Any]:
             "next_title": None if following is None else {"zh": following.zh,
                                                           "en": following.en},
             "rating": {"mu": round(user.mu, 3), "sigma": round(user.sigma, 3),
-                       "ordinal": round(ordinal(user.mu, user.sigma), 3)}}
+                       "ordinal": round(ordinal(user.mu, user.sigma), 3)},
+            "role": user.role}
 
 
 log = logging.getLogger("baohuang.server")
+
+
+def refuse_barred(user: UserRecord, now: float) -> None:
+    """Refuse (403) a login of a banned user, or of one suspended until after ``now``."""
+    if user.banned:
+        raise AccountError("banned", "this account is banned")
+    if user.suspended_until is not None and user.suspended_until > now:
+        raise AccountError("suspended", "this account is suspended until "
+                           + time.strftime("%Y-%m-%d %H:%M UTC",
+                                           time.gmtime(user.suspended_until)))
+
+
+async def hash_password(secret: str) -> str:
+    """The argon2 hash of a new password (in the hashing threads)."""
+    digest: str = await _hash_work(_hasher.hash, secret)
+    return digest
+
 
 async def _hash_work(function: Any, *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(_hashing, function, *args)
@@ -192,6 +210,7 @@ class Accounts:
                  tables_per_account: str = "20/minute;200/hour;1000/day",
                  codes_per_address: str = "30/minute;300/hour;1000/day",
                  codes_per_account: str = "20/minute;200/hour;600/day",
+                 reports_per_account: str = "5/minute;20/hour;50/day",
                  metrics: ServerMetrics | None = None) -> None:
         self.storage = storage
         #: where refused logins and tries refused by a limit are counted
@@ -209,6 +228,7 @@ class Accounts:
         self._tables_per_account = parse_many(tables_per_account)
         self._codes_per_address = parse_many(codes_per_address)
         self._codes_per_account = parse_many(codes_per_account)
+        self._reports_per_account = parse_many(reports_per_account)
 
     async def _hit(self, tiers: list[RateLimitItem], *keys: str) -> None:
         """Count one try (a login, something made, a code looked up) in each tier,
@@ -250,12 +270,21 @@ class Accounts:
         if user_id is not None:
             await self._hit(self._codes_per_account, "code-account", str(user_id))
 
+    async def reporting(self, user_id: int) -> None:
+        """Count one report (举报) made by ``user_id``: refused (``rate_limited``) past
+        ``ServerConfig.report_rate_account``."""
+        await self._hit(self._reports_per_account, "report-account", str(user_id))
+
     async def _making_account(self, address: str | None) -> None:
         await self._hit(self._accounts_per_address, "account-address", address or "")
 
-    async def _session(self, user: UserRecord) -> tuple[str, UserRecord]:
+    async def _session(self, user: UserRecord, kind: str, address: str | None
+                       ) -> tuple[str, UserRecord]:
+        """A new session of ``user``, written to the connection log (``kind``: guest,
+        register or login; kept for ``ServerConfig.connection_log_retention``)."""
         token = new_token()
         await self.storage.add_session(token_digest(token), user.id)
+        await self.storage.log_connection(user.id, kind, address)
         return token, user
 
     async def guest(self, name: object, address: str | None = None) -> tuple[str, UserRecord]:
@@ -265,7 +294,7 @@ class Accounts:
         user = await self.storage.create_user(display, name_key=None,
                                               password_hash=None, guest=True,
                                               mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
-        return await self._session(user)
+        return await self._session(user, "guest", address)
 
     async def register(self, name: object, password: object, address: str | None = None
                        ) -> tuple[str, UserRecord]:
@@ -280,7 +309,7 @@ class Accounts:
                                                   mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
         except NameTaken:
             raise AccountError("name_taken", f"the name {display!r} is taken") from None
-        return await self._session(user)
+        return await self._session(user, "register", address)
 
     async def login(self, name: object, password: object, address: str | None = None
                     ) -> tuple[str, UserRecord]:
@@ -305,10 +334,11 @@ class Accounts:
         if user is None:
             self.metrics.login_failures.inc()
             raise AccountError("bad_credentials", "wrong name or password")
+        refuse_barred(user, time.time())     # (told only with the right password)
         if _hasher.check_needs_rehash(digest):
             await self.storage.set_password_hash(user.id,
                                                  await _hash_work(_hasher.hash, password))
-        return await self._session(user)
+        return await self._session(user, "login", address)
 
     async def user_for_token(self, token: str | None) -> UserRecord | None:
         if not token:
@@ -340,6 +370,22 @@ class Accounts:
         await self.storage.set_password_hash(user.id, await _hash_work(_hasher.hash, secret))
         await self.storage.delete_user_sessions(user.id, keep=token_digest(token))
         return user
+
+    async def check_password_of(self, user: UserRecord, password: object,
+                                address: str | None) -> None:
+        """Refuse (``bad_credentials``) unless ``password`` is ``user``'s: asked before
+        what cannot be undone (deleting the account).  Limited as logins are."""
+        if not isinstance(password, str) or len(password) > MAX_PASSWORD:
+            raise AccountError("bad_credentials", "wrong password")
+        await self._hit(self._per_address, "login-address", address or "")
+        await self._hit(self._per_account, "password-account", str(user.id))
+        digest = await self.storage.password_hash(user.id)
+        if digest is None:
+            raise AccountError("bad_credentials", "wrong password")
+        try:
+            await _hash_work(_hasher.verify, digest, password)
+        except (VerificationError, InvalidHashError):
+            raise AccountError("bad_credentials", "wrong password") from None
 
     async def use_sessions(self, digests: list[str]) -> None:
         """Record a use of each of the sessions ``digests``, whose open sockets sent

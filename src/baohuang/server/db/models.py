@@ -31,6 +31,12 @@
   yet approved); ``club_messages`` its members' chat; ``tables.club_id``: the club a
   table was opened in (null: none), whose members alone sit at it and whose ledger
   (战绩) its scored games count in.
+- ``reports``: 举报, one player reporting another (from a table, a score sheet or the
+  history) with a reason; ``audit_log``: every moderator action, who, when and why;
+  ``connection_log``: logins and accounts made with the client address, kept for
+  ``ServerConfig.connection_log_retention`` (:mod:`.moderation`).  ``users.role``,
+  ``muted_until``, ``suspended_until``, ``banned`` and ``deleted`` are the moderation
+  and privacy state of an account.
 """
 
 from __future__ import annotations
@@ -52,9 +58,9 @@ from sqlalchemy import (
     true,
 )
 
-__all__ = ["actions", "challenge_days", "challenge_plays", "club_members", "club_messages",
-           "clubs", "game_players", "games", "metadata", "reviews", "sessions", "tables",
-           "users"]
+__all__ = ["actions", "audit_log", "challenge_days", "challenge_plays", "club_members",
+           "club_messages", "clubs", "connection_log", "game_players", "games", "metadata",
+           "reports", "reviews", "sessions", "tables", "users"]
 
 metadata = MetaData()
 
@@ -72,6 +78,11 @@ users = Table(
     Column("leaves", Integer, nullable=False, default=0),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
+    Column("role", String(12), nullable=False, server_default="player"),
+    Column("muted_until", Float, nullable=True),
+    Column("suspended_until", Float, nullable=True),
+    Column("banned", Boolean, nullable=False, server_default=false()),
+    Column("deleted", Boolean, nullable=False, server_default=false()),
 )
 
 sessions = Table(
@@ -221,4 +232,44 @@ club_messages = Table(
     Column("text", String(200), nullable=False),
     Column("at", Float, nullable=False),
     Index("ix_club_messages_club", "club_id", "id"),
+)
+
+reports = Table(
+    "reports", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter", Integer, ForeignKey("users.id"), nullable=False),
+    Column("reported", Integer, ForeignKey("users.id"), nullable=False),
+    Column("table_id", String(16), nullable=True),
+    Column("game_id", Integer, nullable=True),
+    Column("place", String(12), nullable=False),
+    Column("reason", String(500), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("handled_by", Integer, ForeignKey("users.id"), nullable=True),
+    Index("ix_reports_status", "status", "created"),
+)
+
+audit_log = Table(
+    "audit_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),
+    Column("moderator", Integer, ForeignKey("users.id"), nullable=True),
+    Column("via", String(8), nullable=False),
+    Column("action", String(24), nullable=False),
+    Column("target_user", Integer, ForeignKey("users.id"), nullable=True),
+    Column("target_table", String(16), nullable=True),
+    Column("reason", String(500), nullable=False),
+    Column("detail", JSON, nullable=True),
+    Index("ix_audit_log_at", "at"),
+)
+
+connection_log = Table(
+    "connection_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(12), nullable=False),
+    Column("address", String(64), nullable=True),
+    Column("at", Float, nullable=False),
+    Index("ix_connection_log_at", "at"),
+    Index("ix_connection_log_user", "user_id", "at"),
 )

@@ -12,6 +12,8 @@ parts of one reason each —
 - :mod:`.games`: tables, games, a finished game's results, history and replays;
 - :mod:`.reviews`: 复盘, the reviews of finished games once computed.
 - :mod:`.clubs`: 亲友圈, their members, chat and the rows of their ledgers.
+- :mod:`.moderation`: roles and sanctions, reports, the audit log, the connection log,
+  a player's data and the deletion of his account.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .action_log import ActionLog, FencedWrite
 from .clubs import ClubStore
 from .database import MIGRATIONS, make_engine, migrate
 from .games import GameStore, RateGame
+from .moderation import ModerationStore
 from .reviews import ReviewStore
 from .users import NameTaken, UserRecord, UserStore
 
@@ -27,7 +30,7 @@ __all__ = ["MIGRATIONS", "FencedWrite", "NameTaken", "RateGame", "Storage", "Use
            "make_engine", "migrate", "open_storage"]
 
 
-class Storage(ActionLog, UserStore, GameStore, ReviewStore, ClubStore):
+class Storage(ActionLog, UserStore, GameStore, ReviewStore, ClubStore, ModerationStore):
     """Every read and write the server does: the action log, users and sessions,
     tables and games, on one engine."""
 

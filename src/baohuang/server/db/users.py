@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from .database import Database
 from .models import sessions, users
 
-__all__ = ["NameTaken", "UserRecord", "UserStore"]
+__all__ = ["NameTaken", "UserRecord", "UserStore", "barred"]
 
 
 class NameTaken(ValueError):
@@ -35,11 +35,24 @@ class UserRecord:
     leaves: int
     mu: float
     sigma: float
+    #: ``player``, ``moderator`` or ``admin`` (:mod:`baohuang.server.moderation`)
+    role: str = "player"
+    #: until when (unix time) the user may not chat or send emotes, and may not log in
+    muted_until: float | None = None
+    suspended_until: float | None = None
+    banned: bool = False
 
 
 def _user(row: Any) -> UserRecord:
     return UserRecord(row["id"], row["name"], bool(row["guest"]), row["points"], row["games"],
-                      row["wins"], row["leaves"], row["mu"], row["sigma"])
+                      row["wins"], row["leaves"], row["mu"], row["sigma"],
+                      row.get("role") or "player", row.get("muted_until"),
+                      row.get("suspended_until"), bool(row.get("banned") or False))
+
+
+def barred(user: UserRecord, now: float) -> bool:
+    """Whether ``user`` may not be logged in now: banned, or suspended until later."""
+    return user.banned or (user.suspended_until is not None and user.suspended_until > now)
 
 
 def record_use_after(idle: float) -> float:
@@ -97,7 +110,8 @@ class UserStore(Database):
         row = rows[0]._mapping
         now = time.time()
         used = row["last_used"] if row["last_used"] is not None else row["session_created"]
-        if now - row["session_created"] > absolute or now - used > idle:
+        if now - row["session_created"] > absolute or now - used > idle \
+                or barred(_user(row), now):
             await self.delete_session(token_hash)
             return None
         if now - used > record_use_after(idle):

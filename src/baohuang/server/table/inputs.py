@@ -3,6 +3,7 @@ a timer, a bot's move, the next game of the match, the stop."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -10,7 +11,8 @@ from ...engine.actions import Action
 from ..wire.protocol import ClientMessage
 from .subscriber import Subscriber
 
-__all__ = ["AwayCheck", "BotMove", "ClientInput", "Disconnect", "Input", "NextGame",
+__all__ = ["AwayCheck", "BotMove", "ClientInput", "CloseTable", "Disconnect", "Input",
+           "NextGame",
            "ReadyDue", "Route", "Stop", "TimerFired", "Token"]
 
 Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
@@ -57,12 +59,23 @@ class AwayCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class CloseTable:
+    """A moderator closes the table (:mod:`baohuang.server.moderation`): its game is
+    abandoned unscored, it is dissolved (reason ``closed``) and every seat and watcher
+    is told ``note``, the moderator's reason; ``done`` is answered whether it was open
+    or playing (and so closed now)."""
+
+    note: str
+    done: asyncio.Future[bool]
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     pass
 
 
 Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | ReadyDue | AwayCheck | \
-    Stop
+    CloseTable | Stop
 
 
 class Route(Protocol):

@@ -4,8 +4,9 @@ table's actor task, one input at a time, so none of them races another."""
 
 from __future__ import annotations
 
+import time
 import unicodedata
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
@@ -38,6 +39,9 @@ from .seats import Seat
 from .settings import Settings
 from .subscriber import Subscriber
 
+if TYPE_CHECKING:
+    from ..db.storage import Storage
+
 __all__ = ["EMOTE_INTERVAL", "SeatingTable", "client", "disconnect"]
 
 #: a seat sends at most one quick phrase or emote this often (seconds)
@@ -58,6 +62,8 @@ class SeatingTable(Protocol):
     @property
     def status(self) -> str: ...
     @property
+    def storage(self) -> Storage: ...
+    @property
     def seats(self) -> list[Seat | None]: ...
     @property
     def watchers(self) -> set[Subscriber]: ...
@@ -73,8 +79,6 @@ class SeatingTable(Protocol):
     def recorded(self) -> bool: ...
     @property
     def metrics(self) -> ServerMetrics: ...
-    @property
-    def storage(self) -> Storage: ...
 
     def seat_of(self, user_id: int) -> int | None: ...
     def conns(self) -> list[Subscriber]: ...
@@ -117,9 +121,11 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
     elif isinstance(msg, Leave):
         await leave(table, conn)
     elif isinstance(msg, Emote):
-        emote(table, conn, msg.id)
+        if not await muted(table, conn, "emote"):
+            emote(table, conn, msg.id)
     elif isinstance(msg, Chat):
-        chat(table, conn, msg.text)
+        if not await muted(table, conn, "chat"):
+            chat(table, conn, msg.text)
     elif isinstance(msg, Ready):
         await ready(table, conn)
     elif isinstance(msg, Sit | Stand | AddBot | RemoveBot | Start):
@@ -282,6 +288,21 @@ async def ready(table: SeatingTable, conn: Subscriber) -> None:
                    "a match", "ready")
         return
     await table.say_ready(conn.seat)
+
+
+async def muted(table: SeatingTable, conn: Subscriber, ref: str) -> bool:
+    """Whether ``conn``'s user is muted (禁言) by a moderator now: told so (``muted``,
+    until when) and his chat or emote goes nowhere.  Read from the database each time
+    (a mute made on another node or from the shell holds at once)."""
+    user = conn.user
+    if user is None:
+        return False
+    until = await table.storage.muted_until(user.id)
+    if until is None or until <= time.time():
+        return False
+    conn.error("muted", "a moderator has muted you: no chat or quick phrases until "
+               + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until)), ref)
+    return True
 
 
 def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:

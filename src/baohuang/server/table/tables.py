@@ -37,6 +37,7 @@ from .inputs import (
     AwayCheck,
     BotMove,
     ClientInput,
+    CloseTable,
     Disconnect,
     Input,
     NextGame,
@@ -101,9 +102,11 @@ class Table:
         self._recovering = False
         #: why the match ended early: the seats still on 托管 when a game ended
         self.dissolved_by: list[int] = []
-        #: why the table was dissolved: ``hosted`` (a game ended with a seat on 托管) or
-        #: ``idle`` (nobody played or was connected for ``ServerConfig.table_idle``)
+        #: why the table was dissolved: ``hosted`` (a game ended with a seat on 托管),
+        #: ``idle`` (nobody played or was connected for ``ServerConfig.table_idle``) or
+        #: ``closed`` (by a moderator, who said why: ``closed_note``)
         self.dissolved_reason = "hosted"
+        self.closed_note: str | None = None
         #: when a move was last made (the clock; at first: when the table was made)
         self.moved_at = self.clock.now()
         #: whether the last finished game was scored, as its result was stored
@@ -194,6 +197,15 @@ class Table:
             await self.ready_due_now(item.index)
         elif isinstance(item, AwayCheck):
             self.tell_away()
+        elif isinstance(item, CloseTable):
+            try:
+                closed = await self.close(item.note)
+            except Exception as exc:
+                if not item.done.done():
+                    item.done.set_exception(exc)
+                raise
+            if not item.done.done():
+                item.done.set_result(closed)
 
     # -- the game -------------------------------------------------------------------------
     async def start_match(self) -> None:
@@ -396,6 +408,37 @@ class Table:
                                                             finished=finished),
                       "the end of the match")
 
+    async def close(self, note: str) -> bool:
+        """A moderator closes the table (its actor handles :class:`CloseTable`): a game
+        being played is abandoned — not scored, counted in no one's totals, history or
+        rating — and the table is dissolved (reason ``closed``), both stored before
+        every seat and watcher is told, with the moderator's ``note``.  False when the
+        match was over already (nothing changes)."""
+        if self.status not in ("open", "playing"):
+            return False
+        game, now = self.game, time.time()
+        abandoned = self.game_ids[-1] if self.status == "playing" and game is not None \
+            and not game.is_over and self.game_ids else None
+        hosted = self.hosted_json()
+
+        async def write() -> None:
+            if abandoned is not None:
+                await self.storage.save_game(self.id, abandoned, status="abandoned",
+                                             scored=False, hosted=hosted, finished=now)
+            await self.storage.save_table(self.id, status="dissolved", finished=now)
+
+        await persist(self, write, "its closing")
+        self.turns.cancel(drop=True)
+        self.ready, self.ready_due = None, None
+        if self._ready_timer is not None:
+            self._ready_timer.cancel()
+            self._ready_timer = None
+        self.status, self.dissolved_reason, self.dissolved_by = "dissolved", "closed", []
+        self.closed_note = note
+        self.finished_at = self.clock.now()
+        self.broadcast_table()
+        return True
+
     async def next_game(self, index: int) -> None:
         game = self.game
         if self.status != "playing" or self.match is None or game is None \
@@ -492,7 +535,9 @@ class Table:
                 "totals": list(self.totals), "deadline": self.deadline(),
                 "created": s.created,
                 "dissolved": {"reason": self.dissolved_reason,
-                              "seats": list(self.dissolved_by)}
+                              "seats": list(self.dissolved_by),
+                              **({"note": self.closed_note}
+                                 if self.dissolved_reason == "closed" else {})}
                 if self.status == "dissolved" else None,
                 "last_scored": self.last_scored, "rematch": self.rematch,
                 "ready_wait": s.ready_wait, "fill_bots": s.fill_bots,

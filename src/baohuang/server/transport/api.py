@@ -363,7 +363,7 @@ def _guard(handler: Any) -> Any:
             response: Response = await handler(request)
         except AccountError as exc:
             status = {"name_taken": 409, "bad_credentials": 401, "login_required": 401,
-                      "rate_limited": 429}.get(exc.code, 400)
+                      "rate_limited": 429, "banned": 403, "suspended": 403}.get(exc.code, 400)
             refused = error(status, exc.code, exc.message)
             if exc.retry_after is not None:
                 refused.headers["Retry-After"] = str(exc.retry_after)

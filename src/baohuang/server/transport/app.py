@@ -26,12 +26,15 @@ from ..config import ServerConfig
 from ..db.storage import open_storage
 from ..logs import RequestLog, configure_logging
 from ..metrics import CONTENT_TYPE, ServerMetrics, token_matches
+from ..moderation import Moderation
+from ..retention import Retention
 from ..reviews import ReviewJobs
 from ..runtime import tune_gc
 from ..table.clock import ClockFactory
 from ..table.lobby import Lobby
 from .api import routes as api_routes
 from .clubs_api import club_routes
+from .moderation_api import routes as moderation_routes
 from .review_api import review_routes
 from .security import middleware
 from .state import ServerState, bearer_token
@@ -90,10 +93,15 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
                             tables_per_address=cfg.table_rate_address,
                             tables_per_account=cfg.table_rate_account,
                             codes_per_address=cfg.code_rate_address,
-                            codes_per_account=cfg.code_rate_account, metrics=metrics)
+                            codes_per_account=cfg.code_rate_account,
+                            reports_per_account=cfg.report_rate_account, metrics=metrics)
         app.state.server = state = ServerState(cfg, storage, accounts, lobby, metrics)
         app.state.challenge = ChallengeService(storage, lobby, cfg)
         state.reviews = ReviewJobs(storage, cfg)
+        state.moderation = Moderation(storage, lobby=lobby, live=state.sessions)
+        state.retention = Retention(storage, cfg.connection_log_retention,
+                                    cfg.retention_check)
+        state.retention.start()
         state.sessions.start_sweeper(accounts.ended_sessions, cfg.session_check,
                                      accounts.use_sessions)
         restored = await lobby.restore()
@@ -105,10 +113,11 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
         finally:
             await state.sessions.stop()
             await state.reviews.close()
+            await state.retention.stop()
             await lobby.close()
             await storage.close()
 
-    routes: list[BaseRoute] = [*api_routes, *review_routes, *club_routes,
+    routes: list[BaseRoute] = [*api_routes, *review_routes, *club_routes, *moderation_routes,
                                Route("/healthz", _health),
                                Route("/metrics", _metrics),
                                WebSocketRoute("/ws", WebSocketEndpoint())]

@@ -17,6 +17,8 @@ from ..table.inputs import Disconnect
 from ..table.lobby import Lobby
 
 if TYPE_CHECKING:
+    from ..moderation import Moderation
+    from ..retention import Retention
     from .connection import Connection
 
 __all__ = ["COOKIE", "ServerState", "bearer_token", "end_socket", "server_state",
@@ -39,6 +41,10 @@ class ServerState:
         default_factory=lambda: LiveSessions(end_socket))
     #: 复盘: the reviews this server computes in the background (``None`` until started)
     reviews: ReviewJobs | None = None
+    #: the moderators' actions (:mod:`baohuang.server.moderation`) and the purge of
+    #: what is kept about connections (:mod:`baohuang.server.retention`)
+    moderation: Moderation | None = None
+    retention: Retention | None = None
 
 
 def end_socket(conn: Connection, code: int, reason: str) -> None:

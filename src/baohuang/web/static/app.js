@@ -9,6 +9,7 @@ import { LeaderboardScreen, ProfileScreen } from './progress.js';
 import { challengeRoute } from './challenge.js';
 import { ClubEveningScreen, ClubJoinScreen, ClubMemberScreen, ClubScreen, ClubsScreen,
   startClubNotices } from './clubs.js';
+import { ModerationScreen } from './moderation.js';
 import { clearAnnouncements } from './announce.js';
 import './prefs.js';   // <html data-motion> before the first screen
 
@@ -75,6 +76,10 @@ class App {
       const title = this.user.title ? this.user.title[getLang()] : '';
       box.appendChild(h('span', { class: 'user', testid: 'user' }, free(this.user.name, 'strong'),
         title ? h('span', { class: 'level' }, title) : null));
+      // (moderators and admins: their page, 管理)
+      if (this.user.role === 'moderator' || this.user.role === 'admin') {
+        box.appendChild(h('a', { class: 'mod-link', href: '#/mod', testid: 'mod-link' }, t('nav_mod')));
+      }
     }
   }
 
@@ -101,6 +106,7 @@ class App {
     if (this.screen) this.screen.unmount();
     clear(this.main);
     clearAnnouncements();
+    document.querySelector('[data-testid="report-dialog"]')?.remove();
     const [kind, arg] = parts;
     let screen;
     if ((kind === 't' || kind === 'w') && arg) {
@@ -120,6 +126,7 @@ class App {
     } else if (kind === 'club' && arg && parts[2] === 'evening') {
       screen = new ClubEveningScreen(this, arg, parts[3]);
     } else if (kind === 'club' && arg) screen = new ClubScreen(this, arg);
+    else if (kind === 'mod') screen = new ModerationScreen(this);
     else screen = new LobbyScreen(this);
     this.screen = screen;
     document.body.dataset.screen = screen.constructor.name.replace('Screen', '').toLowerCase();

@@ -2,8 +2,9 @@
 // leaderboard (排行榜) and a player's page. Levels come from points (docs/protocol.md §6).
 import { clear, free, h } from './dom.js';
 import { getLang, t } from './i18n.js';
-import { get } from './api.js';
+import { get, post } from './api.js';
 import { DataScreen } from './screen.js';
+import { errorText } from './errors.js';
 
 // The level's title, and a bar from the level's floor to the next level's threshold
 // with the points still needed ("距举人还差 18 分").
@@ -65,11 +66,42 @@ export class LeaderboardScreen extends DataScreen {
   }
 }
 
-// A player's page: title and progress, points, games, wins, rating.
+// A player's page: title and progress, points, games, wins, rating; on his own page,
+// his data (数据与隐私): download it as JSON, or delete the account.
 export class ProfileScreen extends DataScreen {
   constructor(app, userId) {
     super(app);
     this.userId = userId;
+    this.deleteError = null;
+  }
+
+  yourData(u) {
+    const password = u.guest ? null : h('input', { type: 'password', testid: 'delete-password',
+      autocomplete: 'current-password', placeholder: t('delete_password'),
+      'aria-label': t('delete_password') });
+    const remove = async (ev) => {
+      ev.preventDefault();
+      if (!window.confirm(t('delete_confirm'))) return;
+      try {
+        await post('/api/me/delete', u.guest ? { confirm: true } : { password: password.value });
+        this.app.setUser(null);
+        location.hash = '#/';
+      } catch (err) {
+        this.deleteError = errorText(err);
+        this.render();
+      }
+    };
+    return h('section', { class: 'your-data', testid: 'your-data' },
+      h('h2', {}, t('data_title')),
+      h('p', { class: 'muted' }, t('data_lead')),
+      h('a', { class: 'btn', href: '/api/me/export', download: `baohuang-${u.id}.json`,
+        testid: 'data-export' }, t('btn_data_export')),
+      h('form', { class: 'row delete-account', onsubmit: remove },
+        password,
+        h('button', { class: 'btn danger', type: 'submit', testid: 'delete-account' },
+          t('btn_delete_account'))),
+      this.deleteError ? h('p', { class: 'message bad', role: 'alert', testid: 'delete-error' },
+        this.deleteError) : null);
   }
 
   load() {
@@ -93,6 +125,7 @@ export class ProfileScreen extends DataScreen {
           h('dt', { title: t('rating_help') }, t('col_rating')),
           h('dd', {}, u.rating ? u.rating.ordinal.toFixed(1) : '–')),
       ] : this.error ? null : h('p', {}, t('loading')),
+      mine ? this.yourData(u) : null,
       h('div', { class: 'row' },
         mine ? h('a', { class: 'btn', href: '#/history' }, t('nav_history')) : null,
         h('a', { class: 'btn', href: '#/leaderboard', testid: 'leaderboard-link' },

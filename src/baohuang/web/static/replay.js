@@ -10,6 +10,7 @@ import { describeEvent } from './events.js';
 import { botLevel } from './model.js';
 import { outcomeOf, roleKey } from './scoresheet.js';
 import { ReviewLoader, bestSelection, reviewPanel } from './review.js';
+import { reportButton } from './report.js';
 
 export class HistoryScreen extends DataScreen {
   async load() {
@@ -57,7 +58,9 @@ function historyRow(g) {
       h('a', { class: 'btn small', href: `#/replay/${g.game_id}/review/${g.seat}`,
         testid: 'review-link' }, t('btn_analysis')))),
   h('tr', { class: 'players' }, h('td', { colspan: 6, testid: 'history-players' },
-    t('history_players'), players)));
+    t('history_players'), players, ' ',
+    reportButton((g.players || []).filter((p) => p.seat !== g.seat && !p.bot && p.user_id)
+      .map((p) => ({ id: p.user_id, name: p.name })), { place: 'history', game_id: g.game_id }))));
 }
 
 export class ReplayScreen {

@@ -2,6 +2,7 @@
 import { free, h } from './dom.js';
 import { t } from './i18n.js';
 import { seatLabel } from './model.js';
+import { reportButton } from './report.js';
 
 // The i18n key of a seat's role in a finished game (its result).
 export function roleKey(result, seat) {
@@ -49,6 +50,15 @@ export function readyBlock(ctx) {
       : null);
 }
 
+// 举报 from the score sheet: a person at another seat (not a bot, not oneself).
+function reportCell(ctx, seat) {
+  const info = ctx.table && ctx.table.seats ? ctx.table.seats[seat] : null;
+  if (!info || info.bot || info.user_id === null || info.user_id === undefined
+      || seat === ctx.view.seat || !ctx.table.id) return null;
+  return reportButton([{ id: info.user_id, name: info.name }],
+    { place: 'scoresheet', table_id: ctx.table.id });
+}
+
 export function scoreSheet(ctx) {
   const { view } = ctx;
   const result = view.result;
@@ -71,7 +81,8 @@ export function scoreSheet(ctx) {
       totals ? h('td', { class: 'num total', testid: 'total' }, String(totals[seat])) : null,
       ready ? h('td', { class: `ready-state ${isReady ? 'ok' : ''}`, testid: 'ready-state',
         'data-ready': isReady ? 'true' : 'false' },
-      t(isReady ? 'ready_mark' : 'ready_not_yet')) : null);
+      t(isReady ? 'ready_mark' : 'ready_not_yet')) : null,
+      h('td', { class: 'report-cell' }, reportCell(ctx, seat)));
   });
   const buttons = [];
   const rematch = ctx.table && ctx.table.rematch;
@@ -130,7 +141,8 @@ export function scoreSheet(ctx) {
     h('thead', {}, h('tr', {},
       h('th', {}, t('col_player')), h('th', {}, t('col_role')), h('th', {}, t('col_place')),
       h('th', {}, t('col_score')), totals ? h('th', {}, t('col_total')) : null,
-      ready ? h('th', {}, t('col_ready')) : null)),
+      ready ? h('th', {}, t('col_ready')) : null,
+      h('th', {}, h('span', { class: 'sr-only' }, t('btn_report'))))),
     h('tbody', {}, rows)),
   ready ? readyBlock(ctx) : match && !match.over && !ctx.past
     && !(ctx.table && ctx.table.status === 'dissolved')

@@ -11,7 +11,12 @@ import { momentsOf } from './moments.js';
 
 export function extraInfo(screen) {
   const items = [];
-  if (screen.table && screen.table.status === 'dissolved') {
+  const dissolved = screen.table && screen.table.status === 'dissolved' && screen.table.dissolved;
+  if (dissolved && dissolved.reason === 'closed') {
+    // (a moderator closed the table: everyone sees why)
+    items.push(h('span', { class: 'info-item bad', testid: 'table-closed', role: 'alert' },
+      t('table_closed', { note: dissolved.note || '' })));
+  } else if (screen.table && screen.table.status === 'dissolved') {
     items.push(h('span', { class: 'info-item bad', testid: 'match-status' },
       t('match_dissolved_short')));
   } else if (screen.table && screen.table.games > 1) {

@@ -11,6 +11,7 @@ import {
   botLevel, isRoleStage, placeOf, relPos, roleBadges, roundActions, seatInfo, seatLabel, tributes,
 } from './model.js';
 import { readyBlock, scoreSheet } from './scoresheet.js';
+import { reportButton, reportable } from './report.js';
 import { describeEvent } from './events.js';
 
 const POS = ['bottom', 'right', 'top-right', 'top-left', 'left'];
@@ -399,7 +400,10 @@ function emotePanel(ctx) {
   ctx.chatAllowed ? chatForm(ctx) : null,
   h('button', { class: 'btn small mute', testid: 'emote-mute',
     'aria-pressed': ctx.chatMuted ? 'true' : 'false', onclick: ctx.on.muteChat },
-  t(ctx.chatMuted ? 'btn_unmute_chat' : 'btn_mute_chat')));
+  t(ctx.chatMuted ? 'btn_unmute_chat' : 'btn_mute_chat')),
+  // 举报 a player at this table
+  ctx.table ? reportButton(reportable(ctx.table, ctx.view.seat),
+    { place: 'table', table_id: ctx.table.id }, 'btn_report_player') : null);
 }
 
 // Free chat, at a private table only (docs/protocol.md, chat): 120 characters.
