@@ -14,6 +14,7 @@ from server_support import FAST, LOOSE
 from typer.testing import CliRunner
 
 from baohuang.cli import app
+from baohuang.server.configfile import SettingsError, load_settings
 from baohuang.server.harness import ServerProcess
 
 GOOD = """\
@@ -108,3 +109,17 @@ def test_serve_refuses_bad_settings_before_it_starts(tmp_path: Path) -> None:
     settings.write_text("lease_ttl = 0\n")
     result = CliRunner().invoke(app, ["serve", "--config", str(settings)])
     assert result.exit_code == 2 and "lease_ttl" in result.output
+
+
+def test_config_check_refuses_a_daily_challenge_that_cannot_work(tmp_path: Path) -> None:
+    """每日挑战's settings are checked with the others: a time zone that does not exist
+    and a bot level that does not answer the same way twice are named."""
+    file = tmp_path / "baohuang.toml"
+    file.write_text('challenge_tz = "Mars/Olympus"\n', encoding="utf-8")
+    with pytest.raises(SettingsError) as zone:
+        load_settings(file)
+    assert any("Mars/Olympus" in problem for problem in zone.value.problems)
+    file.write_text('challenge_bot = "easy"\n', encoding="utf-8")
+    with pytest.raises(SettingsError) as bot:
+        load_settings(file)
+    assert any("always the same way" in problem for problem in bot.value.problems)

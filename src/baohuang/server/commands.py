@@ -138,12 +138,6 @@ def serve_command(
         for problem in exc.problems:
             typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2) from None
-    from .challenge.service import check_config
-    try:
-        check_config(settings.config)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
     serve(settings.host, settings.port, settings.config, settings.log_level,
           settings.log_format, settings.warnings)
 

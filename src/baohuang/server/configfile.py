@@ -296,6 +296,11 @@ def _check(settings: Settings, problems: list[str], warnings: list[str]) -> None
             ipaddress.ip_network(address, strict=False)
         except ValueError:
             bad("forwarded_allow_ips", f"not an address or network: {address!r}")
+    from .challenge.service import check_config
+    try:
+        check_config(config)
+    except ValueError as exc:        # (the daily challenge's settings: docs/challenge.md)
+        problems.append(f"challenge_* settings: {exc}")
 
 
 def _check_file_secrets(file: Path, raw: Mapping[str, tuple[Any, str, bool]],
