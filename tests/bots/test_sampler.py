@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from helpers import random_state
@@ -13,12 +14,18 @@ from hypothesis import strategies as st
 import baohuang as bh
 from baohuang import EMPEROR_CARD, GUARD_CARD, Game, GuardMode, Stage
 from baohuang.bots import hosted_action
-from baohuang.bots.search.evidence import current_deal_events
 from baohuang.bots.search.sampler import DealSampler, SamplerError, World
 from baohuang.engine.cards import parse_card
 from baohuang.engine.state import callable_kinds
 
 PRESETS = list(bh.PRESETS)
+
+
+def current_deal_events(view: bh.View) -> list[dict[str, Any]]:
+    """The view's events since the last deal, in their JSON form."""
+    events = list(view.events)
+    starts = [i for i, ev in enumerate(events) if ev["type"] == "deal"]
+    return events[starts[-1] if starts else 0:]
 
 
 def given_away(view: bh.View) -> list[tuple[int, bh.Card, int]]:

@@ -18,6 +18,7 @@ from baohuang.bots.search.rollout import RolloutPolicy, Simulator
 from baohuang.bots.search.sampler import DealSampler
 from baohuang.bots.search.search import PLAY_ROLES, SEARCHED_ROLES, play_role
 from baohuang.bots.search.worlds import RoleFacts
+from baohuang.engine.events import Lead
 from baohuang.engine.moves import materialize
 from baohuang.engine.plays import Shape, classify
 from baohuang.engine.scoring import SoloKind
@@ -380,3 +381,34 @@ def test_only_the_play_of_the_searched_roles_is_searched() -> None:
                     assert bot.last_playouts == 0
     with pytest.raises(ValueError, match="unknown role bishop in play_roles"):
         SearchBot(play_roles={"rebel", "bishop"})
+
+
+def test_rollout_leads_after_out_as_the_engine_when_nobody_asks() -> None:
+    """Under ``lead_after_out=apply`` with nobody asking (申请接风), the lead after a
+    player went out goes where the engine sends it (his teammate): the simulator
+    takes the round's flow from the engine's own functions."""
+    rules = bh.RuleSet.preset("seed001_216").replace(called_card_high=False)
+    sim = Simulator(rules)
+    handed_on = 0
+    for seed in range(12):
+        game = Game.new(rules, seed=seed)
+        rng = random.Random(seed)
+        through_roles(game, rng)
+        if game.is_over:
+            continue
+        assert game.emperor is not None and game.guard is not None
+        ps = sim.opening([counts_of(game, s) for s in range(5)], game.emperor, game.guard,
+                         solo_kind(game))
+        while not game.is_over:
+            assert ps.to_act == game.to_act
+            shape, _ = sim.choose(ps, rng)
+            if shape is None:
+                action = Action(A.PASS)
+            else:
+                action = materialize(game._st, ps.to_act, [Shape(*shape)])[0]
+            before = len(game.view(None).events)
+            sim.play(ps, shape)
+            game.apply(action)
+            handed_on += any(ev.data == Lead("lead_after_out")
+                             for ev in game.view(None).seen()[before:])
+    assert handed_on >= 3

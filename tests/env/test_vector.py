@@ -113,4 +113,4 @@ def test_the_doc_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     [code] = [b for b in blocks if "VectorEnv(" in b]
     assert len(code.strip().splitlines()) <= 12
     exec(compile(code, str(doc), "exec"), {})
-    assert "(16, 485) (16, 29379)" in capsys.readouterr().out
+    assert f"(16, {OBS_SIZE}) (16, 29379)" in capsys.readouterr().out

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from baohuang.bots.levels import offered_levels
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -69,7 +71,9 @@ def test_hosted_is_seen_at_once_and_taken_back_with_one_tap(browser: Browser,
             "() => document.querySelectorAll('[data-testid=quick-bot] option').length >= 3")
         options = page.get_by_test_id("quick-bot").locator("option")
         values = [o.get_attribute("value") for o in options.all()]
-        assert "hosted" not in values and values == ["easy", "normal", "hard", "expert"]
+        # (the levels /api/rules serves, and no list of the client's own)
+        assert values == [level.name for level in offered_levels()] \
+            == ["easy", "normal", "hard", "expert"]
         assert [o.inner_text() for o in options.all()] == ["简单", "普通", "困难", "大师"]
         assert page.get_by_test_id("quick-bot").input_value() == "normal"
         start_vs_bots(page)

@@ -59,6 +59,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.cards import Card, make_deck, parse_card
+from ..engine.events import EventKind as K
+from ..engine.events import Play
 from ..engine.plays import (
     BJ,
     SJ,
@@ -119,23 +121,23 @@ class PlayModel:
         last: tuple[int, Shape] | None = None
         in_play = False
         for i, ev in enumerate(current_events(view)):
-            kind = ev["type"]
-            if kind == "play_starts":
+            kind, seat = ev.kind, ev.seat
+            if kind is K.PLAY_STARTS:
                 in_play = True
-            elif not in_play:
+            elif not in_play or seat is None:
                 continue
-            elif kind == "play":
-                seat = int(ev["seat"])
-                plays.append((i, seat, ev["cards"]))
+            elif kind is K.PLAY:
+                assert isinstance(ev.data, Play)
+                cards = ev.data.cards
+                plays.append((i, seat, cards))
                 try:
-                    last = (seat, classify([parse_card(c) for c in ev["cards"]], rules))
+                    last = (seat, classify([parse_card(c) for c in cards], rules))
                 except InvalidPlay:
                     last = None
-            elif kind == "pass" and last is not None:
-                seat = int(ev["seat"])
+            elif kind is K.PASS and last is not None:
                 if seat != me and seat != last[0]:
                     raw.append((seat, last[1], last[0], i))
-            elif kind == "lead":
+            elif kind is K.LEAD:
                 last = None
         passes: list[_Pass] = []
         groups: dict[tuple[int, tuple[int, ...] | None], int] = {}

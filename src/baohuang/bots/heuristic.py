@@ -51,6 +51,7 @@ from typing import Any
 
 from ..engine.actions import Action, ActionKind
 from ..engine.cards import GUARD_CARD, RANK_OF, Card
+from ..engine.events import EventKind
 from ..engine.plays import BJ, SJ, TWO, Shape
 from ..engine.rules import RuleSet
 from ..engine.views import View
@@ -67,6 +68,9 @@ from .hand_eval import (
     shape_of,
 )
 from .inference import current_events, guard_probabilities
+
+#: events after which the Guard is known to everyone
+_SHOWN = frozenset({EventKind.REVEAL, EventKind.REBELLION_STANDS})
 
 __all__ = ["HeuristicBot", "Params", "partner_probabilities"]
 
@@ -169,9 +173,9 @@ def _strength(view: View) -> float:
     return raw * 33.0 / max(len(view.hand), 1) if len(view.hand) > 40 else raw
 
 
-def _said(view: View, kind: str) -> int:
-    """How many seats said ``kind`` (``rebel``/``kick``) in this deal."""
-    return sum(1 for ev in current_events(view) if ev["type"] == kind)
+def _said(view: View, kind: EventKind) -> int:
+    """How many seats said ``kind`` (``REBEL``/``KICK``) in this deal."""
+    return sum(1 for ev in current_events(view) if ev.kind is kind)
 
 
 def role_action(view: View, legal: Sequence[Action], params: Params) -> Action:
@@ -214,7 +218,7 @@ def role_action(view: View, legal: Sequence[Action], params: Params) -> Action:
     if stage == "rebellion":
         if view.role == "guard":
             return pick(A.REBEL, A.DECLINE, p.guard_bluff)
-        first = _said(view, "rebel") == 0
+        first = _said(view, EventKind.REBEL) == 0
         return pick(A.REBEL, A.DECLINE, p.rebel_first if first else p.rebel_join)
     if stage == "kick":
         royal = view.seat is not None and view.seat in (view.emperor, view.guard)
@@ -279,7 +283,7 @@ class _Play:
         v = self.view
         if v.role != "guard" or v.guard_open:
             return frozenset()
-        if any(ev["type"] in ("reveal", "rebellion_stands") for ev in current_events(v)):
+        if any(ev.kind in _SHOWN for ev in current_events(v)):
             return frozenset()
         if v.rules.get("guard_mode") == "card":
             return frozenset((GUARD_CARD,))

@@ -76,10 +76,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Final
+from functools import partial
+from typing import Final
 
 from ..engine.cards import GUARD_CARD, RANK_OF, parse_card
+from ..engine.events import EventKind, Lead, Play, Seen
+from ..engine.playphase import round_leader
+from ..engine.rules import LeadAfterOut
 from ..engine.views import View
+
+K = EventKind
+_HANDED_ON: Final = Lead("lead_after_out")     # the lead of 接风
 
 __all__ = [
     "BEAT_RATE_EMPEROR",
@@ -166,9 +173,9 @@ def _abdicated_guard(view: View) -> int | None:
     if rules.get("abdication") != "skip_two_if_solo" or rules.get("guard_mode") != "card":
         return None
     for ev in current_events(view):
-        if ev["type"] == "abdicate" and "seat" in ev:
-            return int(ev["seat"])
-        if ev["type"] == "emperor":
+        if ev.kind is K.ABDICATE and ev.seat is not None:
+            return ev.seat
+        if ev.kind is K.EMPEROR:
             break
     return None
 
@@ -233,8 +240,9 @@ def guard_probabilities(view: View) -> tuple[float, ...]:
     events = current_events(view)
     played_by = [0] * 5
     for ev in events:
-        if ev["type"] == "play":
-            played_by[ev["seat"]] += len(ev["cards"])
+        if ev.kind is K.PLAY:
+            assert isinstance(ev.data, Play) and ev.seat is not None
+            played_by[ev.seat] += len(ev.data.cards)
     dealt = [view.hand_counts[s] + played_by[s] for s in range(5)]
     left = list(dealt)            # cards in hand as the events are replayed
     called_by = [0] * 5
@@ -246,18 +254,19 @@ def guard_probabilities(view: View) -> tuple[float, ...]:
     # Emperor's end) and on the Emperor's plays (far, near).
     tally = [[[0, 0] for _ in range(4)] for _ in range(5)]
     for ev in events:
-        kind = ev["type"]
-        seat: int = ev.get("seat", -1)
+        kind = ev.kind
+        seat: int = -1 if ev.seat is None else ev.seat
         if not in_play:
-            if kind == "play_starts":
+            if kind is K.PLAY_STARTS:
                 in_play = True
-            elif kind == "rebel" and seat >= 0 and seat != e:
+            elif kind is K.REBEL and seat >= 0 and seat != e:
                 weights[seat] *= LR_REBEL
-            elif kind == "no_rebel" and seat >= 0 and seat != e:
+            elif kind is K.NO_REBEL and seat >= 0 and seat != e:
                 weights[seat] *= LR_NO_REBEL
             continue
-        if kind == "play":
-            cards = ev["cards"]
+        if kind is K.PLAY:
+            assert isinstance(ev.data, Play)
+            cards = ev.data.cards
             if seat != e:
                 if last_seat is not None and last_seat != seat:
                     bin_ = 2 * (last_seat == e) + (left[e] <= NEAR)
@@ -270,15 +279,15 @@ def guard_probabilities(view: View) -> tuple[float, ...]:
                 called_by[seat] += cards.count(called_text)
             left[seat] -= len(cards)
             last_seat = seat
-        elif kind == "pass" and seat != e and last_seat is not None and last_seat != seat:
+        elif kind is K.PASS and seat != e and last_seat is not None and last_seat != seat:
             tally[seat][2 * (last_seat == e) + (left[e] <= NEAR)][1] += 1
-        elif kind == "out":
+        elif kind is K.OUT:
             out.append(seat)
-        elif kind == "lead":
-            if ev.get("reason") == "lead_after_out" and teammate_rule:
+        elif kind is K.LEAD:
+            if ev.data == _HANDED_ON and teammate_rule:
                 _teammate_lead(weights, e, out, last_seat, seat)
             last_seat = None
-        elif kind == "ask_lead" and seat >= 0 and last_seat is not None:
+        elif kind is K.ASK_LEAD and seat >= 0 and last_seat is not None:
             for g in range(5):
                 same = _royal(last_seat, e, g) == _royal(seat, e, g)
                 weights[g] *= LR_ASK_LEAD_SAME if same else LR_ASK_LEAD_OTHER
@@ -329,11 +338,11 @@ def _follow_ratio(beats: int, chances: int, rates: tuple[float, float]) -> float
                     - _log_beta_binomial(beats, chances, rebel))
 
 
-def current_events(view: View) -> Sequence[dict[str, Any]]:
-    """The view's events since the last deal (a redeal starts afresh)."""
-    events = view.events
+def current_events(view: View) -> list[Seen]:
+    """The view's events since the last deal (a redeal starts afresh), typed."""
+    events = view.seen()
     for i in range(len(events) - 1, -1, -1):
-        if events[i]["type"] == "deal":
+        if events[i].kind is K.DEAL:
             return events[i:]
     return events
 
@@ -361,16 +370,12 @@ def _teammate_lead(weights: list[float], e: int, out: list[int], out_seat: int |
     """Drop every hypothesis under which 接风 would have gone elsewhere."""
     if out_seat is None or out_seat not in out:
         return
+    holding = [s not in out for s in range(5)]
     for g in range(5):
         if weights[g] == 0.0:
             continue
-        side = _royal(out_seat, e, g)
-        expected = _next_in(out_seat, out)
-        for step in range(1, 5):
-            s = (out_seat + step) % 5
-            if s not in out and _royal(s, e, g) == side:
-                expected = s
-                break
+        expected, _ = round_leader(out_seat, True, None, LeadAfterOut.TEAMMATE, holding,
+                                   partial(_royal, e=e, g=g))     # (the engine's 接风)
         if expected != leader:
             weights[g] = 0.0
 
@@ -378,7 +383,7 @@ def _teammate_lead(weights: list[float], e: int, out: list[int], out_seat: int |
 def rounds_played(view: View) -> int:
     """How many rounds of play are complete (the number of leads after the
     first), for binning accuracy by round."""
-    return sum(1 for ev in current_events(view) if ev["type"] == "lead")
+    return sum(1 for ev in current_events(view) if ev.kind is K.LEAD)
 
 
 def log_loss(probs: Sequence[float], guard: int) -> float:

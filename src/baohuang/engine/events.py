@@ -12,12 +12,22 @@ form (docs/protocol.md §3): ``{"type": kind, "seat": ..., payload fields...}``.
 >>> ev.for_seat(2), ev.for_seat(3)
 ({'type': 'tribute', 'seat': 1, 'to': 2, 'count': 1, 'card': '2h'}, \
 {'type': 'tribute', 'seat': 1, 'to': 2, 'count': 1})
+
+Whoever reads the events of a view — bots, the terminal, the environments, the
+learned bot — reads them typed (:class:`Seen`, from :meth:`EventLog.seen` or
+:func:`seen_event`): an :class:`EventKind` and the payload classes above, decoded
+from the JSON form by msgspec, never by comparing ``type`` strings.
+
+>>> seen_event(ev.for_seat(2))
+Seen(kind=<EventKind.TRIBUTE: 'tribute'>, seat=1, data=Transfer(to=2, count=1), \
+mine=CardShown(card='2h'))
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Final, overload
 
@@ -41,10 +51,12 @@ __all__ = [
     "RebellionStands",
     "Redeal",
     "Reveal",
+    "Seen",
     "SeenEvent",
     "Solo",
     "Tehua",
     "Transfer",
+    "seen_event",
 ]
 
 #: an event as one seat sees it: its JSON form, which views and messages hold
@@ -248,6 +260,46 @@ class Event(msgspec.Struct, frozen=True):
         return out
 
 
+class Seen(msgspec.Struct, frozen=True):
+    """An event as one seat saw it, typed: its kind, the acting seat where the seat
+    was shown it, the public payload (``PAYLOADS[kind][0]``) and the private part this
+    seat was shown (``mine``, ``PAYLOADS[kind][1]``), if any."""
+
+    kind: EventKind
+    seat: int | None = None
+    data: Payload | None = None
+    mine: Payload | None = None
+
+
+_KIND_OF: Final = {kind.value: kind for kind in EventKind}
+_convert = msgspec.convert
+
+
+def seen_event(data: Mapping[str, Any]) -> Seen:
+    """The typed form of an event's JSON form (:meth:`Event.for_seat`), read by msgspec
+    into the kind's payload classes; an unknown kind or a bad field raises
+    ``ValueError`` (``msgspec.ValidationError``).
+
+    >>> seen_event({"type": "play", "seat": 3, "cards": ["9", "9"]})
+    Seen(kind=<EventKind.PLAY: 'play'>, seat=3, data=Play(cards=['9', '9']), mine=None)
+    """
+    kind = _KIND_OF.get(data["type"])
+    if kind is None:
+        raise ValueError(f"unknown event type {data['type']!r}")
+    public, private = PAYLOADS[kind]
+    seat = data.get("seat")
+    if seat is not None and type(seat) is not int:
+        raise ValueError(f"bad seat {seat!r}")
+    return Seen(kind, seat,
+                None if public is None else _convert(data, public),
+                None if private is None or private.__struct_fields__[0] not in data
+                else _convert(data, private))
+
+
+#: guards the growing of the typed lists shared by the views of one seat
+_TYPING = threading.Lock()
+
+
 class EventLog(Sequence[SeenEvent]):
     """The first ``n`` items of a list that only ever grows: an unchanging sequence
     made without copying (a game's event list is shared by the views of all its
@@ -260,11 +312,28 @@ class EventLog(Sequence[SeenEvent]):
     (1, {'type': 'deal'}, True, ({'type': 'candidate', 'seat': 2},))
     """
 
-    __slots__ = ("_items", "_n")
+    __slots__ = ("_items", "_n", "_typed")
 
-    def __init__(self, items: list[SeenEvent], n: int) -> None:
+    def __init__(self, items: list[SeenEvent], n: int, typed: list[Seen] | None = None
+                 ) -> None:
         self._items = items
         self._n = n
+        #: the typed forms of ``items`` made so far (shared by the logs of one list)
+        self._typed: list[Seen] = [] if typed is None else typed
+
+    def seen(self) -> list[Seen]:
+        """The events typed (:func:`seen_event`), each read once for every log of
+        the same list.
+
+        >>> EventLog([{"type": "pass", "seat": 2}], 1).seen()
+        [Seen(kind=<EventKind.PASS: 'pass'>, seat=2, data=None, mine=None)]
+        """
+        typed, n = self._typed, self._n
+        if len(typed) < n:
+            with _TYPING:
+                if len(typed) < n:
+                    typed += [seen_event(ev) for ev in self._items[len(typed):n]]
+        return typed[:n]
 
     def __len__(self) -> int:
         return self._n

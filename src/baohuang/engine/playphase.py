@@ -5,6 +5,7 @@ now is :mod:`.moves`."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from .actions import Action, ActionKind
@@ -16,7 +17,8 @@ from .rules import GuardMode, LeadAfterOut
 from .scoring import game_ends, settle
 from .state import GameState, IllegalAction, Result, Stage
 
-__all__ = ["apply", "apply_legal", "check_play", "finish"]
+__all__ = ["apply", "apply_legal", "check_play", "finish", "next_holding", "passes_needed",
+           "round_leader"]
 
 A = ActionKind
 # Enum members are slow to look up as class attributes: the hot path uses these.
@@ -159,25 +161,13 @@ def _after_pass(st: GameState, seat: int) -> None:
     passes = st.passes + 1
     out = st.out
     last_seat = last[0]
-    if not out:
-        if passes < 4:
-            st.passes = passes
-            st.to_act = (seat + 1) % 5
-            return
-        leader, reason = last_seat, "round"
-    else:
-        needed = 5 - len(out) - (0 if last_seat in out else 1)
-        if passes < needed:
-            st.passes = passes
-            st.to_act = st.next_in(seat)
-            return
-        if last_seat not in out:
-            leader = last_seat
-            reason = "round"
-        elif st.applicant is not None:
-            leader, reason = st.applicant, "ask_lead"
-        else:
-            leader, reason = _lead_after_out(st, last_seat), "lead_after_out"
+    last_out = bool(out) and last_seat in out
+    if passes < passes_needed(len(out), last_out):
+        st.passes = passes
+        st.to_act = st.next_in(seat)
+        return
+    leader, reason = round_leader(last_seat, last_out, st.applicant, st.rules.lead_after_out,
+                                  st.hands, st.side_of)
     st.last = None
     st.passes = 0
     st.applicant = None
@@ -185,16 +175,56 @@ def _after_pass(st: GameState, seat: int) -> None:
     st.events.append(Event(_LEAD_EVENT, leader, Lead(reason)))
 
 
-def _lead_after_out(st: GameState, out_seat: int) -> int:
-    """接风: who leads after ``out_seat`` went out with the round's last play."""
-    # With ``apply``, when nobody asked, 接风 goes to the teammate as in 山东 (reading).
-    if st.rules.lead_after_out in (LeadAfterOut.TEAMMATE, LeadAfterOut.APPLY):
-        side = st.side_of(out_seat)
+# -- the flow of a round, shared with the search's simulator (bots/search/rollout.py) --
+
+def passes_needed(out: int, last_out: bool) -> int:
+    """How many passes in a row on the play to beat end the round (docs/rules.md §7.2),
+    ``out`` seats having gone out: every seat still in but the one who made it, or
+    every one still in when he went out with it (``last_out``).
+
+    >>> passes_needed(0, False), passes_needed(1, False), passes_needed(1, True)
+    (4, 3, 4)
+    """
+    return 4 - out + last_out
+
+
+def next_holding(holding: Sequence[object], seat: int) -> int:
+    """The next seat after ``seat`` still holding cards (``holding[s]`` true)."""
+    for step in range(1, 6):
+        s = (seat + step) % 5
+        if holding[s]:
+            return s
+    return seat
+
+
+def round_leader(last_seat: int, last_out: bool, applicant: int | None, mode: LeadAfterOut,
+                 holding: Sequence[object], side: Callable[[int], object]) -> tuple[int, str]:
+    """Who leads once a round has ended, and why (the ``reason`` of the ``lead``
+    event): who made its last play; or, when he went out with it (接风, docs/rules.md
+    §7.3), the seat that asked for the lead (申请接风, ``applicant``), else his
+    teammate still in under ``teammate`` and ``apply`` (as in 山东 when nobody asked;
+    reading), else the next seat still in.  ``holding[s]``: seat ``s`` still holds
+    cards; ``side(s)``: its side (equal for teammates).
+
+    >>> holding, royal = [1, 0, 1, 1, 1], [True, True, False, True, False]
+    >>> round_leader(1, True, None, LeadAfterOut.TEAMMATE, holding, royal.__getitem__)
+    (3, 'lead_after_out')
+    >>> round_leader(1, True, None, LeadAfterOut.NEXT, holding, royal.__getitem__)
+    (2, 'lead_after_out')
+    >>> round_leader(1, True, 4, LeadAfterOut.APPLY, holding, royal.__getitem__)
+    (4, 'ask_lead')
+    """
+    if not last_out:
+        return last_seat, "round"
+    if applicant is not None:
+        return applicant, "ask_lead"
+    if mode is not LeadAfterOut.NEXT:
+        own = side(last_seat)
         for step in range(1, 5):
-            s = (out_seat + step) % 5
-            if s not in st.out and st.side_of(s) == side:
-                return s
-    return st.next_in(out_seat)
+            s = (last_seat + step) % 5
+            if holding[s] and side(s) == own:
+                return s, "lead_after_out"
+    return next_holding(holding, last_seat), "lead_after_out"
 
 
 def _is_over(st: GameState) -> bool:

@@ -36,6 +36,7 @@ __all__ = [
     "RuleSet",
     "Scoring",
     "StealRequirement",
+    "option_types",
 ]
 
 
@@ -249,6 +250,19 @@ _FIELD_TYPES: Final[dict[str, Any]] = {
     "tribute": bool, "kaopai": bool, "hold_sixes": bool, "jokers_with_twos": bool,
     "leave_penalty": int, "leave_ends_game": bool,
 }
+
+
+
+def option_types(rules: type[RuleSet] = RuleSet) -> tuple[tuple[str, Any], ...]:
+    """Each option of ``rules`` in field order and its type (``bool``, ``int`` or an
+    ``Enum``): what the learning environments' observation (``env/observation.py``)
+    and the server's ``/api/rules`` are made from.
+
+    >>> option_types()[:2]
+    (('deck', <enum 'Deck'>), ('hold_back_emperor_card', <class 'bool'>))
+    """
+    return tuple((f.name, _FIELD_TYPES[f.name]) for f in dataclasses.fields(rules))
+
 
 PRESETS: Final[dict[str, RuleSet]] = {
     "shandong": RuleSet(),

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Final, TypeVar, get_origin, get_type_hints
 
 from .actions import Action
 from .cards import Card
-from .events import EventLog, SeenEvent
+from .events import EventLog, Seen, SeenEvent, seen_event
 from .lastplay import LastPlay
 from .state import GameState, Stage
 from .viewvalues import (
@@ -101,6 +101,14 @@ class View:
         """Plain JSON values only (each field as :data:`FIELD_JSON` makes it)."""
         return VIEW_CODEC.encode(self)
 
+    def seen(self) -> list[Seen]:
+        """The events typed (:class:`~baohuang.engine.events.Seen`): what bots and
+        clients read, by :class:`~baohuang.engine.events.EventKind` and payload class."""
+        events = self.events
+        if isinstance(events, EventLog):
+            return events.seen()
+        return [seen_event(ev) for ev in events]
+
 
 def field_parts(cls: type[View]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The names of the fields of ``cls`` (a :class:`View`) marked ``Public`` and of the
@@ -127,13 +135,13 @@ def _seat_events(st: GameState, seat: int | None, seen: int, vc: ViewCache) -> E
     every seat the same (nothing private, no hidden seat) is one dict shared by
     all the seats' lists."""
     cache = vc.events
-    done, events = cache.get(seat, (0, []))
+    done, events, typed = cache.get(seat, (0, [], []))
     if done != seen:
         if done > seen:                            # (a state whose events were cut back)
-            done, events = 0, []
+            done, events, typed = 0, [], []
         events += events_seen(st, seat, done, seen, vc)
-        cache[seat] = (seen, events)
-    return EventLog(events, seen)
+        cache[seat] = (seen, events, typed)
+    return EventLog(events, seen, typed)
 
 
 def make_view(st: GameState, seat: int | None, legal: Sequence[Action] | None = None,

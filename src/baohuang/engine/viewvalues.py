@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar, cast
 
 from .actions import Action
 from .cards import CARD_BY_TEXT, Card, parse_card
-from .events import EventKind, Play, SeenEvent
+from .events import EventKind, Play, Seen, SeenEvent
 from .lastplay import LastPlay
 from .scoring import stake_of
 from .state import GameState, Stage
@@ -98,7 +98,7 @@ class ViewCache:
         self.rules: dict[str, Any] | None = None
         self.public: _Public | None = None
         self.hands: dict[int, tuple[Counter[Card], int, tuple[Card, ...]]] = {}
-        self.events: dict[int | None, tuple[int, list[dict[str, Any]]]] = {}
+        self.events: dict[int | None, tuple[int, list[dict[str, Any]], list[Seen]]] = {}
         self.alike: tuple[int, int, Any, tuple[dict[str, Any], ...]] | None = None
         self.public_events: list[dict[str, Any] | None] = []
 

@@ -25,21 +25,26 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from enum import Enum
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 import baohuang as bh
+from baohuang.engine.rules import option_types
 
 __all__ = [
     "HISTORY",
     "OBS_HIGH",
     "OBS_LAYOUT",
     "OBS_SIZE",
+    "OBS_VERSION",
+    "RULE_ENTRIES",
     "SLOTS",
     "ObservationEncoder",
     "observe",
+    "rule_entries",
 ]
 
 Vector = npt.NDArray[np.float32]
@@ -50,16 +55,31 @@ SLOTS: Final = 16
 HISTORY: Final = 8
 _HIST_ROW: Final = 5 + 1 + SLOTS            # seat one-hot, pass, card counts
 _STAGES: Final = tuple(bh.Stage)
-_RULE_FLAGS: Final = ("guard_mode", "called_card_high", "kaopai", "hold_sixes",
-                      "jokers_with_twos", "steal_solo", "rebellion", "kick", "tribute",
-                      "forced_call")
-_RULE_CHOICES: Final = (("deck", ("full", "no345", "shandong165")),
-                        ("lead_after_out", ("teammate", "next", "apply")),
-                        ("scoring", ("shandong", "placement", "wurenju")),
-                        ("abdication", ("none", "skip_two_if_solo", "to_prev",
-                                        "to_prev_with_two", "clockwise_with_two",
-                                        "clockwise_then_two")))
-_N_RULES: Final = len(_RULE_FLAGS) + sum(len(values) for _, values in _RULE_CHOICES)
+#: The layout of every block but ``rules`` (raised when one of them changes):
+#: stored with a network's weights beside its rule entries (``learn/model.py``).
+OBS_VERSION: Final = 1
+
+
+def rule_entries(rules: type[bh.RuleSet] = bh.RuleSet) -> tuple[str, ...]:
+    """The entries of the ``rules`` block, made from the options of ``rules``
+    (:func:`baohuang.engine.rules.option_types`): ``NAME`` for an on/off option,
+    ``NAME=VALUE`` for each value of a choice (one-hot); numbers are left out.
+
+    >>> rule_entries()[:4]
+    ('deck=full', 'deck=no345', 'deck=shandong165', 'hold_back_emperor_card')
+    """
+    entries: list[str] = []
+    for name, kind in option_types(rules):
+        if kind is bool:
+            entries.append(name)
+        elif isinstance(kind, type) and issubclass(kind, Enum):
+            entries += [f"{name}={member.value}" for member in kind]
+    return tuple(entries)
+
+
+#: The entries of the ``rules`` block, in order.
+RULE_ENTRIES: Final = rule_entries()
+_N_RULES: Final = len(RULE_ENTRIES)
 
 #: (name, size, largest value, what it holds), in order.
 _BLOCKS: Final[tuple[tuple[str, int, float, str], ...]] = (
@@ -92,8 +112,8 @@ _BLOCKS: Final[tuple[tuple[str, int, float, str], ...]] = (
     ("history", HISTORY * _HIST_ROW, 16,
      f"the last {HISTORY} plays and passes, most recent first, each 22 entries: "
      "one-hot relative seat (5), pass (1), cards per slot (16)"),
-    ("rules", _N_RULES, 1, "rule options: " + ", ".join(_RULE_FLAGS) + " (guard_mode: 1 = "
-                           "call), then one-hot " + ", ".join(n for n, _ in _RULE_CHOICES)),
+    ("rules", _N_RULES, 1, "rule options, one entry an on/off option, one a value of a "
+                           "choice (RULE_ENTRIES, from RuleSet's options; numbers left out)"),
 )
 
 
@@ -112,8 +132,6 @@ OBS_SIZE: Final = max(s.stop for s in OBS_LAYOUT.values())
 #: The largest value of each entry.
 OBS_HIGH: Final = np.concatenate([np.full(size, high, dtype=np.float32)
                                   for _, size, high, _ in _BLOCKS])
-#: What each block holds (for the documentation).
-OBS_DOC: Final = {name: text for name, _, _, text in _BLOCKS}
 
 _L = OBS_LAYOUT
 _HAND0, _HAND1 = _L["hand"].start, _L["hand_marked"].stop
@@ -240,12 +258,13 @@ def _counts_of_slots(slots: Sequence[int] | npt.NDArray[np.int64]) -> Vector:
     return np.bincount(np.asarray(slots, dtype=np.int64), minlength=SLOTS).astype(np.float32)
 
 
+_RULE_TESTS: Final = tuple(entry.partition("=")[::2] for entry in RULE_ENTRIES)
+
+
 def _rules_vector(rules: dict[str, Any]) -> Vector:
-    values = [float(rules.get("guard_mode") == "call")]
-    values += [float(bool(rules.get(flag))) for flag in _RULE_FLAGS[1:]]
-    for name, choices in _RULE_CHOICES:
-        values += [float(rules.get(name) == choice) for choice in choices]
-    return np.array(values, dtype=np.float32)
+    """The ``rules`` block of a view's rules (``RuleSet.to_dict()``)."""
+    return np.array([float(rules.get(name) == value) if value else float(bool(rules.get(name)))
+                     for name, value in _RULE_TESTS], dtype=np.float32)
 
 
 class ObservationEncoder:

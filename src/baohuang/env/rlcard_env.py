@@ -133,8 +133,8 @@ class BaohuangGame:
 
 
 class BaohuangEnv(Env):  # type: ignore[misc]  # (rlcard ships no types)
-    """The RLCard environment ``baohuang``: ``state_shape`` the observation's 485
-    numbers, ``action_shape`` the 36 action features of
+    """The RLCard environment ``baohuang``: ``state_shape`` the observation's
+    ``OBS_SIZE`` numbers, ``action_shape`` the 36 action features of
     :mod:`baohuang.env.action_features` (the values of ``legal_actions``, and
     :meth:`get_action_feature`), which RLCard's DMC feeds its network with each
     observation."""

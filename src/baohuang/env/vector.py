@@ -1,12 +1,13 @@
 """Many games stepped as one batch: :class:`VectorEnv` (``n`` games, one decision each
-per step, observations and masks stacked as ``[n, 485]`` and ``[n, 29379]`` arrays).
+per step, observations and masks stacked as ``[n, OBS_SIZE]`` and ``[n, 29379]`` arrays).
 
 >>> import numpy as np
 >>> from baohuang.env import VectorEnv
 >>> envs = VectorEnv(4, preset="shandong")
 >>> obs, info = envs.reset(seed=0)
->>> obs["observation"].shape, obs["action_mask"].shape
-((4, 485), (4, 29379))
+>>> from baohuang.env import OBS_SIZE
+>>> obs["observation"].shape == (4, OBS_SIZE), obs["action_mask"].shape
+(True, (4, 29379))
 >>> rng = np.random.default_rng(0)
 >>> for _ in range(100):
 ...     actions = [rng.choice(legal) for legal in envs.legal_indexes()]
@@ -51,7 +52,7 @@ class VectorEnv:
 
     ``preset`` (or a ``bh.RuleSet``) and ``**options``: the rules, as for
     ``baohuang_v0.env``.  :meth:`reset` and :meth:`step` return the observations as
-    ``{"observation": float32[n, 485], "action_mask": int8[n, 29379]}``: row ``i``
+    ``{"observation": float32[n, OBS_SIZE], "action_mask": int8[n, 29379]}``: row ``i``
     is game ``i``'s seat to act (``info["to_act"][i]``).  These two arrays are the
     environment's own and are written over by the next step: copy what you keep.
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..bots.heuristic import HeuristicBot
 from ..engine.actions import Action, ActionKind
+from ..engine.events import Deal
 from ..engine.state import Stage
 from ..engine.views import View
 from ..env.actions import ActionEncoder
@@ -91,9 +92,9 @@ class LearnedBot:
 
 def _redealt(view: View) -> bool:
     """Whether the game's deal was voided and dealt again (its last deal is not the first)."""
-    for event in reversed(view.events):
-        if event["type"] == "deal":
-            return bool(event.get("deal", 0))
+    for event in reversed(view.seen()):
+        if isinstance(event.data, Deal):
+            return bool(event.data.deal)
     return False
 
 

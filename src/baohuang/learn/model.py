@@ -8,7 +8,13 @@ training code (:mod:`baohuang.learn.train`, PyTorch) builds the same function an
 exports its weights with :func:`save_weights`.
 
 Weights are kept as ``float32`` arrays in an ``.npz`` file: ``w0o``, ``w0a``, ``b0``
-(first layer), then ``w1``, ``b1``, … up to the output layer of one unit.
+(first layer), then ``w1``, ``b1``, … up to the output layer of one unit.  Beside
+them the file keeps the observation they were trained on (``obs_layout``: JSON of
+:data:`~baohuang.env.observation.OBS_VERSION` and the rule block's entries,
+:data:`~baohuang.env.observation.RULE_ENTRIES`).  :func:`load_weights` hands out the
+weights for today's observation: the rows of ``w0o`` are moved to where today's
+rule block has their entry, and an entry the network never saw (a rule option added
+since) gets a row of zeros, so that adding an option does not break loading them.
 
 A *guided* network (``w0a`` has :data:`~.features.GUIDED_SIZE` rows) also reads the
 ``heuristic`` bot's choice as an input, and plays by :func:`pick`: the heuristic's
@@ -20,32 +26,71 @@ values say so clearly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from ..env.observation import OBS_SIZE
+from ..env.observation import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, RULE_ENTRIES
 from .features import ACTION_SIZE, GUIDED_SIZE
 
-__all__ = ["SCORE_SCALE", "QNetwork", "load_weights", "pick", "save_weights"]
+__all__ = ["SCORE_SCALE", "QNetwork", "for_today", "load_weights", "pick", "save_weights"]
 
 Array = npt.NDArray[np.float32]
 #: the network predicts the final score divided by this
 SCORE_SCALE: Final = 8.0
 
 
+#: the key of the observation's layout in a weights file
+LAYOUT_KEY: Final = "obs_layout"
+
+
 def save_weights(path: Path | str, weights: Mapping[str, Array]) -> None:
-    """Write ``weights`` (as :class:`QNetwork` reads them) to an ``.npz`` file."""
-    arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+    """Write ``weights`` (as :class:`QNetwork` reads them, for today's observation)
+    to an ``.npz`` file, with the observation's layout."""
+    arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()
+                              if k != LAYOUT_KEY}
+    arrays[LAYOUT_KEY] = np.array(json.dumps({"version": OBS_VERSION,
+                                              "rules": list(RULE_ENTRIES)}))
     np.savez_compressed(path, **arrays)
 
 
 def load_weights(path: Path | str) -> dict[str, Array]:
+    """The weights of an ``.npz`` file, for today's observation (:func:`for_today`;
+    a file without a layout is taken to be for today's)."""
     with np.load(path) as data:
-        return {k: data[k].astype(np.float32) for k in data.files}
+        weights = {k: data[k].astype(np.float32) for k in data.files if k != LAYOUT_KEY}
+        if LAYOUT_KEY not in data.files:
+            return weights
+        layout = json.loads(str(data[LAYOUT_KEY]))
+    if layout.get("version") != OBS_VERSION:
+        raise ValueError(f"{path}: weights for observation version {layout.get('version')}, "
+                         f"not {OBS_VERSION}")
+    return for_today(weights, layout["rules"])
+
+
+def for_today(weights: Mapping[str, Array], rules: Sequence[str]) -> dict[str, Array]:
+    """``weights`` of a network whose observation's rule block held the entries
+    ``rules``, made into the same function of today's observation: each row of ``w0o``
+    for a rule entry goes to that entry's place today; an entry new since gets zeros
+    (the network never saw it), one gone is dropped."""
+    w0o = weights["w0o"]
+    start = OBS_LAYOUT["rules"].start
+    if w0o.shape[0] != start + len(rules):
+        raise ValueError(f"weights for {w0o.shape[0]} observation entries, but their "
+                         f"layout has {start} + {len(rules)}")
+    if tuple(rules) == RULE_ENTRIES:
+        return dict(weights)
+    rows = np.zeros((OBS_SIZE, w0o.shape[1]), dtype=np.float32)
+    rows[:start] = w0o[:start]
+    place = {entry: start + i for i, entry in enumerate(RULE_ENTRIES)}
+    for i, entry in enumerate(rules):
+        if entry in place:
+            rows[place[entry]] = w0o[start + i]
+    return dict(weights) | {"w0o": rows}
 
 
 class QNetwork:

@@ -31,6 +31,8 @@ from rich.text import Text as RichText
 from ..bots import Bot, hosted_action, make_bot
 from ..engine.actions import Action, ActionKind
 from ..engine.cards import CardParseError, parse_card, parse_cards
+from ..engine.events import Call, Deal, seen_event
+from ..engine.events import EventKind as K
 from ..engine.game import Game
 from ..engine.match import Match
 from ..engine.rules import RuleSet
@@ -182,29 +184,31 @@ class Session:
         events = game.events_for(self.me, self.since)
         self.since += len(events)
         for ev in events:
-            self.marks.see(ev)
-            if ev["type"] == "out" and ev.get("seat") == self.me:
+            seen = seen_event(ev)
+            kind, seat, data = seen.kind, seen.seat, seen.data
+            self.marks.see(seen)
+            if kind is K.OUT and seat == self.me:
                 self.out = True     # no more pauses: the rest is quick
-            if ev["type"] == "call":
-                self.text = replace(t, called=parse_card(ev["card"]))
-            elif ev["type"] in ("emperor", "solo") and "seat" in ev:
-                self.text = replace(t, emperor=ev["seat"])
+            if isinstance(data, Call):
+                self.text = replace(t, called=parse_card(data.card))
+            elif (kind is K.EMPEROR or kind is K.SOLO) and seat is not None:
+                self.text = replace(t, emperor=seat)
             t = self.text
-            if ev["type"] == "deal":
+            if isinstance(data, Deal):
                 number = self.match.index + 1
-                redeal = t(f" · 第{ev['deal'] + 1}次发牌", f" · deal {ev['deal'] + 1}") \
-                    if ev.get("deal") else ""
+                redeal = t(f" · 第{data.deal + 1}次发牌", f" · deal {data.deal + 1}") \
+                    if data.deal else ""
                 self.console.rule(
                     f"[bold]{t(f'第{number}局', f'Game {number}')}/{self.match.games}{redeal} · "
-                    f"{t('发牌', 'dealer')} {t.seat(ev.get('dealer'))}[/]")
+                    f"{t('发牌', 'dealer')} {t.seat(data.dealer)}[/]")
                 continue
-            if ev["type"] == "play_starts" and len(self.marks.rebels) == 1:
+            if kind is K.PLAY_STARTS and len(self.marks.rebels) == 1:
                 lone = next(iter(self.marks.rebels))
                 doubled = t(f"{t.seat(lone)}的得分加倍",
                             f"only the score of {t.seat(lone)} is doubled")
                 self.console.print(f"[red]{t('造反失败', 'The rebellion fails')}: {doubled}[/]")
             line = describe_event(ev, t)
-            if line is not None and self.only_choice and ev.get("seat") == self.me:
+            if line is not None and self.only_choice and seat == self.me:
                 line += f" [dim]({t('唯一选择', 'the only choice')})[/]"
                 self.only_choice = False
             if line is not None:

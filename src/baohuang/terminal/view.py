@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich import box
 from rich.cells import cell_len
@@ -25,6 +24,7 @@ from rich.text import Text as RichText
 
 from ..engine.actions import Action
 from ..engine.cards import Card, Rank
+from ..engine.events import EventKind, Seen
 from ..engine.hints import hint_order
 from ..engine.views import View
 from .text import Text, card_style, cards_markup
@@ -52,13 +52,13 @@ class PublicMarks:
     rebels: set[int] = field(default_factory=set)
     kickers: set[int] = field(default_factory=set)
 
-    def see(self, ev: dict[str, Any]) -> None:
-        seat = ev.get("seat")
+    def see(self, ev: Seen) -> None:
+        seat = ev.seat
         if seat is None:
             return
-        if ev["type"] == "rebel":
+        if ev.kind is EventKind.REBEL:
             self.rebels.add(seat)
-        elif ev["type"] == "kick":
+        elif ev.kind is EventKind.KICK:
             self.kickers.add(seat)
 
 

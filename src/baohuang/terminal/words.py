@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from ..engine.actions import Action, ActionKind
 from ..engine.cards import Rank
+from ..engine.events import EventKind
 from ..engine.state import Stage
 from ..engine.views import View
 from .text import TERMS, Text, cards_markup
@@ -150,10 +151,10 @@ def abdicate_target(view: View, me: int) -> int:
 def _passed_on(view: View) -> int:
     """How often the Emperor card was passed on in this deal."""
     count = 0
-    for ev in view.events:
-        if ev["type"] == "deal":
+    for ev in view.seen():
+        if ev.kind is EventKind.DEAL:
             count = 0
-        elif ev["type"] == "abdicate":
+        elif ev.kind is EventKind.ABDICATE:
             count += 1
     return count
 

@@ -27,15 +27,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...engine.cards import EMPEROR_CARD, RANK_OF, TEHUA_CARD, Card, parse_card
+from ...engine.events import (
+    Call,
+    CardShown,
+    CardsShown,
+    GuardChoice,
+    Play,
+    RebellionStands,
+    Reveal,
+    Seen,
+    Solo,
+    Transfer,
+)
+from ...engine.events import EventKind as K
 from ...engine.plays import BJ
 from ...engine.rules import Abdication, GuardMode, RuleSet, StealRequirement
 from ...engine.scoring import SoloKind
 from ...engine.views import View
+from ..inference import current_events
 
-__all__ = ["Evidence", "current_deal_events", "read_evidence"]
+__all__ = ["Evidence", "read_evidence"]
 
 
 @dataclass(slots=True)
@@ -82,98 +95,95 @@ def read_evidence(view: View, rules: RuleSet) -> Evidence:
     bj_at: int | None = None
     card_mode = rules.guard_mode is GuardMode.CARD
     saw_decline_solo = False
-    for ev in current_deal_events(view):
-        kind = ev.get("type")
-        seat = ev.get("seat")
-        if kind == "tribute":
-            receiver: int = ev["to"]
-            if "card" in ev:
-                card = parse_card(ev["card"])
-                if seat == me:
-                    held[receiver][card] += 1
-                elif receiver == me and isinstance(seat, int):
-                    # 进贡 gives the highest cards: none left above this one
-                    facts.caps[seat] = min(facts.caps.get(seat, BJ), RANK_OF[card])
-            elif isinstance(seat, int):
-                _drop_one_each(held[seat])
-        elif kind == "candidate":
-            assert isinstance(seat, int)
-            bj_at = seat
-            if seat != me:
-                held[seat][EMPEROR_CARD] = 1
-        elif kind == "abdicate":
-            receiver = ev["to"]
-            assert isinstance(seat, int) and isinstance(receiver, int)
-            if "cards" not in ev:
-                facts.caps.pop(receiver, None)     # unseen cards may have come in
-            if "cards" in ev:
-                moved = Counter(_cards(ev["cards"]))
-                pool = moved - Counter((EMPEROR_CARD,))
-            else:
-                moved = pool + Counter((EMPEROR_CARD,))
-                if ev.get("count", 1) > 1 + sum(pool.values()):
-                    _drop_one_each(held[seat])   # an unseen extra card left him
-                if (rules.abdication is Abdication.SKIP_TWO_IF_SOLO and card_mode):
-                    facts.sj_holder = seat        # only the Guard-card holder may
-            _remove(held[seat], moved)
-            if receiver != me:
-                held[receiver] += moved
-            bj_at = receiver
-        elif kind == "forced":
-            assert isinstance(seat, int)
-            facts.caps.pop(seat, None)
-            if bj_at is not None and bj_at != seat:
-                moved = pool + Counter((EMPEROR_CARD,))
-                _remove(held[bj_at], moved)
+    for ev in current_events(view):
+        seat = ev.seat
+        match ev:
+            case Seen(kind=K.TRIBUTE, data=Transfer(to=receiver), mine=mine):
+                if isinstance(mine, CardShown):
+                    card = parse_card(mine.card)
+                    if seat == me:
+                        held[receiver][card] += 1
+                    elif receiver == me and seat is not None:
+                        # 进贡 gives the highest cards: none left above this one
+                        facts.caps[seat] = min(facts.caps.get(seat, BJ), RANK_OF[card])
+                elif seat is not None:
+                    _drop_one_each(held[seat])
+            case Seen(kind=K.CANDIDATE):
+                assert seat is not None
+                bj_at = seat
                 if seat != me:
-                    held[seat] += moved
-            bj_at = seat
-        elif kind == "emperor":
-            facts.emperor = seat
-        elif kind == "decline_solo":
-            saw_decline_solo = True
-        elif kind == "solo":
-            assert isinstance(seat, int)
-            facts.solo = "open" if ev.get("open") else "hidden"
-            from_guard_stage = (not ev.get("stolen") and
-                                (saw_decline_solo or not rules.steal_solo))
-            if (ev.get("stolen") and rules.steal_solo_requires
-                    is StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL):
-                facts.steal_check = (seat, Counter())
-            facts.emperor = seat
-            facts.guard_known = seat
-            # in call mode an open solo is declared instead of calling
-            facts.early_open_solo = not from_guard_stage or not card_mode
-            if from_guard_stage and card_mode:
-                facts.sj_holder = seat
-        elif kind == "call":
-            facts.called = parse_card(ev["card"])
-        elif kind == "guard":
-            if ev.get("open") and isinstance(seat, int):
-                facts.guard_known = seat
-        elif kind == "rebellion_stands":
-            facts.guard_known = ev["guard"]
-            if ev.get("solo"):
-                facts.solo = ev["solo"]
-        elif kind == "reveal":
-            facts.guard_known = seat
-            if ev.get("solo"):
-                facts.solo = ev["solo"]
-        elif kind == "play":
-            assert isinstance(seat, int)
-            cards = list(facts.plain(_cards(ev["cards"])))
-            _remove(held[seat], cards)
-            if facts.steal_check is not None and seat == facts.steal_check[0]:
-                facts.steal_check[1].update(cards)
-            called = facts.called
-            if called is not None:
-                k = sum(1 for c in cards if c == called)
-                if seat == facts.emperor:
-                    facts.called_by_emperor += k
+                    held[seat][EMPEROR_CARD] = 1
+            case Seen(kind=K.ABDICATE, data=Transfer(to=receiver, count=count), mine=mine):
+                assert seat is not None
+                if isinstance(mine, CardsShown):
+                    moved = Counter(_cards(mine.cards))
+                    pool = moved - Counter((EMPEROR_CARD,))
                 else:
-                    facts.called_by_others += k
-                    if k:
-                        facts.guard_known = seat
+                    facts.caps.pop(receiver, None)     # unseen cards may have come in
+                    moved = pool + Counter((EMPEROR_CARD,))
+                    if count > 1 + sum(pool.values()):
+                        _drop_one_each(held[seat])   # an unseen extra card left him
+                    if (rules.abdication is Abdication.SKIP_TWO_IF_SOLO and card_mode):
+                        facts.sj_holder = seat        # only the Guard-card holder may
+                _remove(held[seat], moved)
+                if receiver != me:
+                    held[receiver] += moved
+                bj_at = receiver
+            case Seen(kind=K.FORCED):
+                assert seat is not None
+                facts.caps.pop(seat, None)
+                if bj_at is not None and bj_at != seat:
+                    moved = pool + Counter((EMPEROR_CARD,))
+                    _remove(held[bj_at], moved)
+                    if seat != me:
+                        held[seat] += moved
+                bj_at = seat
+            case Seen(kind=K.EMPEROR):
+                facts.emperor = seat
+            case Seen(kind=K.DECLINE_SOLO):
+                saw_decline_solo = True
+            case Seen(kind=K.SOLO, data=Solo(open=open_, stolen=stolen)):
+                assert seat is not None
+                facts.solo = "open" if open_ else "hidden"
+                from_guard_stage = (not stolen and
+                                    (saw_decline_solo or not rules.steal_solo))
+                if (stolen and rules.steal_solo_requires
+                        is StealRequirement.THREE_JOKERS_AND_FOUR_IDENTICAL):
+                    facts.steal_check = (seat, Counter())
+                facts.emperor = seat
+                facts.guard_known = seat
+                # in call mode an open solo is declared instead of calling
+                facts.early_open_solo = not from_guard_stage or not card_mode
+                if from_guard_stage and card_mode:
+                    facts.sj_holder = seat
+            case Seen(kind=K.CALL, data=Call(card=called_text)):
+                facts.called = parse_card(called_text)
+            case Seen(kind=K.GUARD, data=GuardChoice(open=True)):
+                if seat is not None:
+                    facts.guard_known = seat
+            case Seen(kind=K.REBELLION_STANDS, data=RebellionStands(guard=guard, solo=solo)):
+                facts.guard_known = guard
+                if solo:
+                    facts.solo = _solo_kind(solo)
+            case Seen(kind=K.REVEAL, data=Reveal(solo=solo)):
+                facts.guard_known = seat
+                if solo:
+                    facts.solo = _solo_kind(solo)
+            case Seen(kind=K.PLAY, data=Play(cards=texts)):
+                assert seat is not None
+                cards = list(facts.plain(_cards(texts)))
+                _remove(held[seat], cards)
+                if facts.steal_check is not None and seat == facts.steal_check[0]:
+                    facts.steal_check[1].update(cards)
+                called = facts.called
+                if called is not None:
+                    k = sum(1 for c in cards if c == called)
+                    if seat == facts.emperor:
+                        facts.called_by_emperor += k
+                    else:
+                        facts.called_by_others += k
+                        if k:
+                            facts.guard_known = seat
     held[me].clear()
     if facts.called is None:
         facts.called = view.called
@@ -182,14 +192,8 @@ def read_evidence(view: View, rules: RuleSet) -> Evidence:
     return facts
 
 
-def current_deal_events(view: View) -> list[dict[str, Any]]:
-    """The view's events since the last deal (a redeal starts over)."""
-    events = list(view.events)
-    start = 0
-    for i, ev in enumerate(events):
-        if ev.get("type") == "deal":
-            start = i
-    return events[start:]
+def _solo_kind(text: str) -> SoloKind:
+    return "open" if text == "open" else "hidden"
 
 
 def _cards(tokens: Sequence[str]) -> list[Card]:

@@ -4,9 +4,12 @@ No :class:`~baohuang.engine.actions.Action` objects and no events: each seat is 
 list of 18 rank counts (indices 3..17, 16 = SJ, 17 = BJ), a play is a shape
 tuple ``(rank, n, sj, bj)``.  The simulator keeps the flow of the play phase
 (docs/rules.md §7: rounds, soft passes, 接风 by ``lead_after_out`` — teammate,
-next, apply) and asks :mod:`baohuang.engine.plays` what may be played (憋6, 烤牌,
-不可以用2配牌 and what beats what), :func:`baohuang.engine.scoring.game_ends`
-when the game is over and :func:`baohuang.engine.scoring.settle` for the scores.
+next, apply) with the engine's own functions
+(:func:`~baohuang.engine.playphase.passes_needed`,
+:func:`~baohuang.engine.playphase.round_leader`) and asks
+:mod:`baohuang.engine.plays` what may be played (憋6, 烤牌, 不可以用2配牌 and what
+beats what), :func:`baohuang.engine.scoring.game_ends` when the game is over and
+:func:`baohuang.engine.scoring.settle` for the scores.
 One approximation: the 特画 (``called_card_high``) is counted as a big joker
 (:func:`baohuang.bots.hand_eval.rank_of`), so a play holding it is never beaten
 here either, but here it does not beat a big joker.
@@ -36,6 +39,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ...engine.playphase import next_holding, passes_needed, round_leader
 from ...engine.plays import (
     BJ,
     SJ,
@@ -104,7 +108,7 @@ class RolloutPolicy:
 class Simulator:
     """Plays out the rest of a game on rank counts under ``rules``."""
 
-    __slots__ = ("_answers", "_held_back", "_kaopai", "_lead_mode", "_scoring",
+    __slots__ = ("_answers", "_apply", "_held_back", "_kaopai", "_lead_mode", "_scoring",
                  "policy", "rules")
 
     def __init__(self, rules: RuleSet, policy: RolloutPolicy | None = None) -> None:
@@ -112,8 +116,8 @@ class Simulator:
         self.policy = policy or RolloutPolicy()
         self._kaopai = rules.kaopai
         self._held_back = whole_hand_rank(rules)
-        self._lead_mode = {LeadAfterOut.TEAMMATE: 0, LeadAfterOut.NEXT: 1,
-                           LeadAfterOut.APPLY: 2}[rules.lead_after_out]
+        self._lead_mode = rules.lead_after_out
+        self._apply = rules.lead_after_out is LeadAfterOut.APPLY
         self._scoring = rules.scoring
         self._answers: dict[Shape4, tuple[tuple[int, ...], frozenset[Shape4]]] = {}
 
@@ -168,35 +172,16 @@ class Simulator:
         st.passes += 1
         last_seat = st.last_seat
         gone = st.sizes[last_seat] == 0
-        needed = 5 - len(st.out) - (0 if gone else 1)
-        if st.passes < needed:
+        if st.passes < passes_needed(len(st.out), gone):
             st.to_act = self._next_in(st, s)
             return
-        if not gone:
-            leader = last_seat
-        elif st.applicant is not None:
-            leader = st.applicant
-        else:
-            leader = self._lead_after_out(st, last_seat)
+        leader = round_leader(last_seat, gone, st.applicant, self._lead_mode, st.sizes,
+                              st.royal.__getitem__)[0]
         st.last, st.passes, st.applicant, st.to_act = None, 0, None, leader
 
     @staticmethod
     def _next_in(st: PlayState, s: int) -> int:
-        sizes = st.sizes
-        for step in (1, 2, 3, 4, 5):
-            t = (s + step) % 5
-            if sizes[t]:
-                return t
-        return s
-
-    def _lead_after_out(self, st: PlayState, out_seat: int) -> int:
-        if self._lead_mode == 0:
-            side = st.royal[out_seat]
-            for step in (1, 2, 3, 4):
-                t = (out_seat + step) % 5
-                if st.sizes[t] and st.royal[t] == side:
-                    return t
-        return self._next_in(st, out_seat)
+        return next_holding(st.sizes, s)
 
     def _over(self, st: PlayState) -> bool:
         return game_ends(st.out, st.emperor, st.guard, st.solo, self._scoring)
@@ -214,11 +199,14 @@ class Simulator:
         save, threat, wander = pol.save, pol.threat, pol.wander
         rand = rng.random
         counts, sizes, royal, out = st.counts, st.sizes, st.royal, st.out
-        kaopai, lead_mode = self._kaopai, self._lead_mode
+        kaopai, lead_mode, apply = self._kaopai, self._lead_mode, self._apply
+        side = royal.__getitem__
         lead, follow, whole_beat = self._lead, self._follow, self._whole_hand_beat
         s, last, ls = st.to_act, st.last, st.last_seat
         passes, applicant = st.passes, st.applicant
         open_play = last is not None and beatable(last, kaopai)   # may it be beaten at all
+        # the passes that end the round on the play to beat (made again at each play)
+        needed = passes_needed(len(out), ls >= 0 and not sizes[ls])
         shape: Shape4 | None
         while True:
             if last is None:
@@ -233,21 +221,15 @@ class Simulator:
                 else:
                     shape = follow(counts[s], sizes[s], last, sizes[ls] <= threat, save, rand)
                 if shape is None:                     # pass
-                    gone = not sizes[ls]
-                    if lead_mode == 2 and applicant is None and gone:
+                    if apply and applicant is None and not sizes[ls]:
                         applicant = s                 # 申请接风
                     passes += 1
-                    if passes < 5 - len(out) - (0 if gone else 1):
+                    if passes < needed:
                         s = (s + 1) % 5
                         while not sizes[s]:
                             s = (s + 1) % 5
                         continue
-                    if not gone:
-                        s = ls
-                    elif applicant is not None:
-                        s = applicant
-                    else:
-                        s = self._lead_after_out(st, ls)
+                    s = round_leader(ls, not sizes[ls], applicant, lead_mode, sizes, side)[0]
                     last, passes, applicant = None, 0, None
                     continue
             r, n, x, y = shape
@@ -262,6 +244,9 @@ class Simulator:
                 out.append(s)
                 if self._over(st):
                     break
+                needed = passes_needed(len(out), True)
+            else:
+                needed = passes_needed(len(out), False)
             s = (s + 1) % 5
             while not sizes[s]:
                 s = (s + 1) % 5
@@ -284,7 +269,7 @@ class Simulator:
         else:
             shape = self._follow(st.counts[s], sizes[s], last, sizes[ls] <= pol.threat,
                                  pol.save, rng.random)
-        ask = (shape is None and self._lead_mode == 2 and st.applicant is None
+        ask = (shape is None and self._apply and st.applicant is None
                and not sizes[ls])
         return shape, ask
 

@@ -10,13 +10,15 @@ from typing import Any
 
 from ...engine.actions import Action, ActionKind
 from ...engine.cards import EMPEROR_CARD, Card, parse_card
+from ...engine.events import CardsShown, Play, Seen, Solo, Transfer
+from ...engine.events import EventKind as K
 from ...engine.game import Game
 from ...engine.plays import classify
 from ...engine.rules import GuardMode, RuleSet
 from ...engine.state import Stage
 from ...engine.views import View
 from ..hand_eval import bot_shape
-from .evidence import current_deal_events
+from ..inference import current_events
 from .sampler import World
 
 __all__ = ["RoleFacts", "default_role_action", "determinized_game", "root_facts"]
@@ -33,14 +35,14 @@ def root_facts(view: View, rules: RuleSet) -> dict[str, Any]:
     shape = classify(cards, rules)
     passes = 0
     applicant: int | None = None
-    for ev in reversed(current_deal_events(view)):
-        kind = ev.get("type")
-        if kind == "play":
+    for ev in reversed(current_events(view)):
+        kind = ev.kind
+        if kind is K.PLAY:
             break
-        if kind in ("pass", "ask_lead"):
+        if kind is K.PASS or kind is K.ASK_LEAD:
             passes += 1
-            if kind == "ask_lead":
-                applicant = ev.get("seat")
+            if kind is K.ASK_LEAD:
+                applicant = ev.seat
     facts.update(last=bot_shape(shape), last_seat=seat,
                  passes=passes, applicant=applicant)
     return facts
@@ -93,25 +95,25 @@ class RoleFacts:
         stolen = False
         public = view.guard_open or view.solo == "open"
         votes: dict[int, bool] = {}
-        vote_kinds = {Stage.REBELLION: ("rebel", "no_rebel"), Stage.KICK: ("kick", "no_kick")}
+        vote_kinds = {Stage.REBELLION: (K.REBEL, K.NO_REBEL), Stage.KICK: (K.KICK, K.NO_KICK)}
         yes_no = vote_kinds.get(view.stage)
-        for ev in current_deal_events(view):
-            kind = ev.get("type")
-            seat = ev.get("seat")
-            if kind == "candidate" and isinstance(seat, int):
-                first = seat
-            elif kind == "abdicate":
-                declines += 1
-                if ev.get("to") == view.seat and "cards" in ev:
-                    cards = [parse_card(t) for t in ev["cards"]]
-                    cards.remove(EMPEROR_CARD)
-                    pool = tuple(cards)
-            elif kind == "solo" and ev.get("stolen"):
-                stolen = True
-            elif kind in ("rebellion_stands", "reveal"):
-                public = True
-            elif yes_no is not None and kind in yes_no and isinstance(seat, int):
-                votes[seat] = kind == yes_no[0]
+        for ev in current_events(view):
+            kind, seat = ev.kind, ev.seat
+            match ev:
+                case Seen(kind=K.CANDIDATE, seat=int(candidate)):
+                    first = candidate
+                case Seen(kind=K.ABDICATE, data=Transfer(to=to), mine=mine):
+                    declines += 1
+                    if to == view.seat and isinstance(mine, CardsShown):
+                        cards = [parse_card(t) for t in mine.cards]
+                        cards.remove(EMPEROR_CARD)
+                        pool = tuple(cards)
+                case Seen(kind=K.SOLO, data=Solo(stolen=True)):
+                    stolen = True
+                case Seen(kind=K.REBELLION_STANDS | K.REVEAL):
+                    public = True
+                case _ if yes_no is not None and kind in yes_no and seat is not None:
+                    votes[seat] = kind is yes_no[0]
         return cls(view.seat, view.stage, view.dealer, view.deal_no, view.candidate, first,
                    declines, pool, view.emperor, view.solo, stolen, view.called,
                    view.guard_open, public, view.rebels, view.kicks, tuple(votes.items()))
@@ -179,13 +181,13 @@ def determinized_game(view: View, world: World, rules: RuleSet, seed: int = 0) -
     if view.emperor is None or world.guard is None or view.to_act is None:
         return None
     facts = root_facts(view, rules)
-    plays = [(ev["seat"], ev["cards"]) for ev in current_deal_events(view)
-             if ev.get("type") == "play"]
+    plays = [(ev.seat, ev.data.cards) for ev in current_events(view)
+             if ev.seat is not None and isinstance(ev.data, Play)]
     solo: str | None = None
     if world.solo is not None:
         solo = "open" if world.solo == "open" else "hidden"
     public = view.guard_open or view.solo == "open" or any(
-        ev.get("type") in ("reveal", "rebellion_stands") for ev in current_deal_events(view))
+        ev.kind is K.REVEAL or ev.kind is K.REBELLION_STANDS for ev in current_events(view))
     return Game.setup(rules, world.hands, to_act=view.to_act, seed=seed, dealer=view.dealer,
                       deal_no=view.deal_no, emperor=view.emperor, guard=world.guard, solo=solo,
                       called=view.called, guard_open=view.guard_open, guard_public=public,

@@ -64,7 +64,7 @@ class App {
   async loadRules() {
     if (!this.rules) {
       this.rules = await get('/api/rules');
-      this.bots = this.rules.bots || null;
+      this.bots = this.rules.bot_levels || null;
     }
     return this.rules;
   }

@@ -223,7 +223,7 @@ export class LobbyScreen {
     this.formValues = readForm(this.root) || this.formValues;
     clear(this.root);
     const user = this.app.user;
-    const bots = opponentBots((this.rules && this.rules.bots) || this.app.bots);
+    const bots = opponentBots((this.rules && this.rules.bot_levels) || this.app.bots);
     this.root.appendChild(h('div', { class: 'lobby' },
       h('section', { class: 'panel hero' },
         h('h1', {}, t('lobby_title')),
@@ -363,7 +363,7 @@ export class LobbyScreen {
     const optionsBox = h('div', { class: 'options', onchange: () => applyOptionNeeds(optionsBox) },
       optionRows(startPreset, kept));
     applyOptionNeeds(optionsBox);
-    const bots = opponentBots(rules.bots);
+    const bots = opponentBots(rules.bot_levels);
     const v = kept || {};
     return h('form', { class: 'create-form', testid: 'create-form',
       onsubmit: (ev) => this.createTable(ev) },

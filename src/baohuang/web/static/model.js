@@ -19,17 +19,15 @@ export function seatInfo(table, seat) {
   };
 }
 
-// The bots offered as opponents: the difficulty levels (baohuang.bots.levels),
-// weakest first (困难 is the trained network 'learned'); the pass-only 托管 policy
-// (bot "hosted") plays for absent people and is never offered.
-export const BOT_LEVELS = ['easy', 'normal', 'hard', 'expert'];
-export const OFFERED_BOTS = BOT_LEVELS;
+// The bots offered as opponents: the difficulty levels the server offers (/api/rules
+// `bot_levels`, from baohuang.bots.levels), weakest first, as names or as the served
+// objects; the pass-only 托管 policy (bot "hosted") plays for absent people and is
+// never offered.
 export const DEFAULT_BOT = 'normal';
 
-export function opponentBots(known) {
-  const names = known || BOT_LEVELS;
-  const offered = OFFERED_BOTS.filter((b) => names.includes(b));
-  return offered.length ? offered : names.filter((b) => b !== 'hosted');
+export function opponentBots(levels) {
+  return (levels || []).map((level) => (typeof level === 'string' ? level : level.name))
+    .filter((name) => name !== 'hosted');
 }
 
 export function botLevel(name) {
