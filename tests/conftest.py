@@ -21,6 +21,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from cluster_services import (  # noqa: F401 (fixtures)
     NO_REDIS_PY,
     _module_redis,
@@ -29,6 +30,12 @@ from cluster_services import (  # noqa: F401 (fixtures)
 )
 
 TESTS = Path(__file__).resolve().parent
+
+#: property tests have no time limit per example: a loaded machine (browsers and a
+#: compiler beside the suite) is slow, not wrong (hypothesis' 200 ms deadline made
+#: examples fail there that pass anywhere else)
+settings.register_profile("baohuang", deadline=None)
+settings.load_profile("baohuang")
 
 #: whole folders and files whose tests are of what the compiled build compiles
 _COMPILED = ("engine", "env", "test_client_views.py")
