@@ -21,13 +21,13 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 from cluster_services import (  # noqa: F401 (fixtures)
     NO_REDIS_PY,
     _module_redis,
     haproxy,
     redis_server,
 )
+from hypothesis import settings
 
 TESTS = Path(__file__).resolve().parent
 
