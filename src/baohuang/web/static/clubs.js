@@ -7,6 +7,7 @@ import { clear, free, h, retype, typed } from './dom.js';
 import { t } from './i18n.js';
 import { get, post } from './api.js';
 import { errorText } from './errors.js';
+import { DataScreen } from './screen.js';
 
 const PERIODS = ['day', 'week', 'month', 'all'];
 const ROLES = ['emperor', 'guard', 'rebel', 'solo'];
@@ -41,29 +42,19 @@ function ledgerTable(players, clubId, testid = 'ledger') {
 }
 
 // #/clubs: the clubs I am in, the open tables of my clubs, a new club, a code to join.
-export class ClubsScreen {
+export class ClubsScreen extends DataScreen {
   constructor(app) {
-    this.app = app;
-    this.data = null;
+    super(app);
     this.rules = null;
-    this.error = null;
     this.createError = null;
   }
 
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      if (this.app.user) {
-        [this.data, this.rules] = await Promise.all([get('/api/clubs'), this.app.loadRules()]);
-      }
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
+  async load() {
+    if (!this.app.user) return null;
+    const [data, rules] = await Promise.all([get('/api/clubs'), this.app.loadRules()]);
+    this.rules = rules;
+    return data;
   }
-
-  unmount() {}
 
   async create(form) {
     const body = {
@@ -143,29 +134,17 @@ export class ClubsScreen {
 }
 
 // #/club-join/CODE: what the invitation is to, and the button to join.
-export class ClubJoinScreen {
+export class ClubJoinScreen extends DataScreen {
   constructor(app, code) {
-    this.app = app;
+    super(app);
     this.code = code;
-    this.data = null;
-    this.error = null;
     this.done = null;
   }
 
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      if (this.app.user && !this.app.user.guest) {
-        this.data = await get(`/api/clubs/invitation/${encodeURIComponent(this.code)}`);
-      }
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
+  async load() {
+    if (!this.app.user || this.app.user.guest) return null;
+    return get(`/api/clubs/invitation/${encodeURIComponent(this.code)}`);
   }
-
-  unmount() {}
 
   async join() {
     try {
@@ -390,27 +369,16 @@ export class ClubScreen {
 }
 
 // #/club/ID/m/USER: a member's figures for each period and his last games.
-export class ClubMemberScreen {
+export class ClubMemberScreen extends DataScreen {
   constructor(app, clubId, userId) {
-    this.app = app;
+    super(app);
     this.clubId = clubId;
     this.userId = userId;
-    this.data = null;
-    this.error = null;
   }
 
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      this.data = await get(`/api/clubs/${encodeURIComponent(this.clubId)}/members/${encodeURIComponent(this.userId)}?tz=${tz()}`);
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
+  load() {
+    return get(`/api/clubs/${encodeURIComponent(this.clubId)}/members/${encodeURIComponent(this.userId)}?tz=${tz()}`);
   }
-
-  unmount() {}
 
   render() {
     if (!this.root) return;
@@ -475,29 +443,18 @@ function drawEvening(d) {
 }
 
 // #/club/ID/evening[/DATE]: 今晚战绩.
-export class ClubEveningScreen {
+export class ClubEveningScreen extends DataScreen {
   constructor(app, clubId, date) {
-    this.app = app;
+    super(app);
     this.clubId = clubId;
     this.date = date || null;
-    this.data = null;
-    this.error = null;
     this.image = null;
   }
 
-  async mount(root) {
-    this.root = root;
-    this.render();
-    try {
-      const when = this.date ? `&date=${encodeURIComponent(this.date)}` : '';
-      this.data = await get(`/api/clubs/${encodeURIComponent(this.clubId)}/evening?tz=${tz()}${when}`);
-    } catch (err) {
-      this.error = errorText(err);
-    }
-    this.render();
+  load() {
+    const when = this.date ? `&date=${encodeURIComponent(this.date)}` : '';
+    return get(`/api/clubs/${encodeURIComponent(this.clubId)}/evening?tz=${tz()}${when}`);
   }
-
-  unmount() {}
 
   render() {
     if (!this.root) return;
