@@ -69,82 +69,68 @@ def _when(stamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M")
 
 
+def _on(db: str | None, who: str, action: str, *args: Any) -> Any:
+    """``Moderation.<action>(None, the user called who, *args)`` from the shell (``None``:
+    no moderator's account, the audit log says ``shell``); its answer."""
+    async def work(moderation: Any) -> Any:
+        return await getattr(moderation, action)(None, await _find(moderation, who), *args)
+    return _run(db, work)
+
+
+_WHO = typer.Argument(..., help="a registered name, or #id")
+_MINUTES = typer.Option(..., help="how long")
+
+
 @admin_app.command("grant")
-def grant(who: str = typer.Argument(..., help="a registered name, or #id"),
+def grant(who: str = _WHO,
           role: str = typer.Argument(..., help="player, moderator or admin"),
           reason: str = _REASON, db: str | None = _DB) -> None:
     """Give a user a role (player, moderator or admin)."""
-    async def work(moderation: Any) -> None:
-        await moderation.grant(None, await _find(moderation, who), role, reason)
-    _run(db, work)
+    _on(db, who, "grant", role, reason)
     typer.echo(f"{who} is now {role}")
 
 
 @admin_app.command("ban")
-def ban(who: str = typer.Argument(..., help="a registered name, or #id"),
-        reason: str = _REASON, db: str | None = _DB) -> None:
+def ban(who: str = _WHO, reason: str = _REASON, db: str | None = _DB) -> None:
     """Ban a player: his sessions end and he cannot log in again."""
-    async def work(moderation: Any) -> None:
-        await moderation.ban(None, await _find(moderation, who), reason)
-    _run(db, work)
+    _on(db, who, "ban", reason)
     typer.echo(f"{who} is banned")
 
 
 @admin_app.command("unban")
-def unban(who: str = typer.Argument(..., help="a registered name, or #id"),
-          reason: str = _REASON, db: str | None = _DB) -> None:
+def unban(who: str = _WHO, reason: str = _REASON, db: str | None = _DB) -> None:
     """Lift a ban or a suspension."""
-    async def work(moderation: Any) -> None:
-        await moderation.unban(None, await _find(moderation, who), reason)
-    _run(db, work)
+    _on(db, who, "unban", reason)
     typer.echo(f"{who} is no longer banned")
 
 
 @admin_app.command("suspend")
-def suspend(who: str = typer.Argument(..., help="a registered name, or #id"),
-            minutes: int = typer.Option(..., help="how long"), reason: str = _REASON,
+def suspend(who: str = _WHO, minutes: int = _MINUTES, reason: str = _REASON,
             db: str | None = _DB) -> None:
     """Suspend a player for some minutes: his sessions end, no login until then."""
-    async def work(moderation: Any) -> float:
-        until: float = await moderation.suspend(None, await _find(moderation, who),
-                                                minutes, reason)
-        return until
-    until = _run(db, work)
+    until = _on(db, who, "suspend", minutes, reason)
     typer.echo(f"{who} is suspended until {_when(until)} UTC")
 
 
 @admin_app.command("mute")
-def mute(who: str = typer.Argument(..., help="a registered name, or #id"),
-         minutes: int = typer.Option(..., help="how long"), reason: str = _REASON,
+def mute(who: str = _WHO, minutes: int = _MINUTES, reason: str = _REASON,
          db: str | None = _DB) -> None:
     """Mute a player (禁言): no chat and no quick phrases for some minutes."""
-    async def work(moderation: Any) -> float:
-        until: float = await moderation.mute(None, await _find(moderation, who), minutes,
-                                             reason)
-        return until
-    until = _run(db, work)
+    until = _on(db, who, "mute", minutes, reason)
     typer.echo(f"{who} is muted until {_when(until)} UTC")
 
 
 @admin_app.command("unmute")
-def unmute(who: str = typer.Argument(..., help="a registered name, or #id"),
-           reason: str = _REASON, db: str | None = _DB) -> None:
+def unmute(who: str = _WHO, reason: str = _REASON, db: str | None = _DB) -> None:
     """Lift a mute."""
-    async def work(moderation: Any) -> None:
-        await moderation.unmute(None, await _find(moderation, who), reason)
-    _run(db, work)
+    _on(db, who, "unmute", reason)
     typer.echo(f"{who} is no longer muted")
 
 
 @admin_app.command("reset-password")
-def reset_password(who: str = typer.Argument(..., help="a registered name, or #id"),
-                   reason: str = _REASON, db: str | None = _DB) -> None:
+def reset_password(who: str = _WHO, reason: str = _REASON, db: str | None = _DB) -> None:
     """Give a player a new random password (printed once); his sessions end."""
-    async def work(moderation: Any) -> str:
-        password: str = await moderation.reset_password(None, await _find(moderation, who),
-                                                        reason)
-        return password
-    password = _run(db, work)
+    password = _on(db, who, "reset_password", reason)
     typer.echo(f"new password for {who}: {password}")
 
 
