@@ -2,7 +2,7 @@
 // controls, the decision dialog and the score sheet.  Used live and in replays.
 import { free, h, svg } from './dom.js';
 import { t, tNodes } from './i18n.js';
-import { HOE, ROBOT, cardEl, cardName, cardRow } from './cardview.js';
+import { HOE, ROBOT, cardEl, cardName, cardRow, setGuardMode } from './cardview.js';
 import {
   BJ, SJ, TH, checkSelection, groupHand, rankLabel, unseenCounts,
 } from './cards.js';
@@ -17,6 +17,7 @@ const POS = ['bottom', 'right', 'top-right', 'top-left', 'left'];
 
 export function renderTable(ctx) {
   const { view } = ctx;
+  setGuardMode((view.rules || {}).guard_mode);
   const me = view.seat;
   const current = roundActions(view);
   const before = previousRound(view);
@@ -169,9 +170,9 @@ function infoBar(ctx) {
   items.push(h('span', { class: 'info-item stake', title: t('stake_help') },
     t('stake_label'), h('b', { testid: 'stake' }, `×${view.stake}`)));
   if (view.solo) {
-    // a solo game's own doubling is in its score table, not in the stake
+    // (an open solo's doubling is in the stake, as the engine counts it)
     items.push(h('span', { class: 'info-item stake solo', testid: 'solo-factor',
-      title: t('solo_factor_help') }, t(`solo_factor_${view.solo}`), h('b', {}, '×2')));
+      title: t('solo_factor_help') }, t(`solo_factor_${view.solo}`)));
   }
   if (view.called) {
     items.push(h('span', { class: 'info-item called' }, t('called_label'),
