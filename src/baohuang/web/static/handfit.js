@@ -75,6 +75,31 @@ export function fitHand(hand) {
     br.setAttribute('aria-hidden', 'true');
     hand.insertBefore(br, groups[row[0]]);
   }
+  fitLabels(hand, step);
+}
+
+// Every rank label whole: a card's corner (rank and suit, or a joker's name) shrinks to
+// the strip of the card that shows, and a rank button too narrow for "K×3" drops the
+// count (its accessible name keeps it), then shrinks.
+function fitLabels(hand, step) {
+  hand.style.removeProperty('--corner-scale');
+  // (what a corner needs: from its card's left edge to the right of its ink, as drawn)
+  let need = 0;
+  const range = document.createRange();
+  for (const corner of hand.querySelectorAll('.card .corner')) {
+    range.selectNodeContents(corner);
+    need = Math.max(need, range.getBoundingClientRect().right
+      - corner.parentElement.getBoundingClientRect().left);
+  }
+  if (need > step - 0.5) {
+    const scale = Math.max(0.5, Math.floor(((step - 1) / need) * 100) / 100);
+    hand.style.setProperty('--corner-scale', String(scale));
+  }
+  for (const pick of hand.querySelectorAll('.rank-pick')) {
+    pick.classList.remove('narrow', 'narrower');
+    if (pick.scrollWidth > pick.clientWidth + 0.5) pick.classList.add('narrow');
+    if (pick.scrollWidth > pick.clientWidth + 0.5) pick.classList.add('narrower');
+  }
 }
 
 export function fitHands(root) {
