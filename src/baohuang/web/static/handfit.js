@@ -36,6 +36,9 @@ function stepFor(rows, counts, width, cardW, gap) {
 }
 
 export function fitHand(hand) {
+  // (a hand drawn before and kept, at the width it was fitted to, is fitted already)
+  const fitted = `${hand.clientWidth}`;
+  if (hand.dataset.fitted === fitted) return;
   for (const br of hand.querySelectorAll('.hand-break')) br.remove();
   const groups = [...hand.querySelectorAll(':scope > .group')];
   const card = hand.querySelector('.card');
@@ -76,6 +79,7 @@ export function fitHand(hand) {
     hand.insertBefore(br, groups[row[0]]);
   }
   fitLabels(hand, step);
+  hand.dataset.fitted = fitted;
 }
 
 // Every rank label whole: a card's corner (rank and suit, or a joker's name) shrinks to
@@ -95,10 +99,12 @@ function fitLabels(hand, step) {
     const scale = Math.max(0.5, Math.floor(((step - 1) / need) * 100) / 100);
     hand.style.setProperty('--corner-scale', String(scale));
   }
-  for (const pick of hand.querySelectorAll('.rank-pick')) {
-    pick.classList.remove('narrow', 'narrower');
-    if (pick.scrollWidth > pick.clientWidth + 0.5) pick.classList.add('narrow');
-    if (pick.scrollWidth > pick.clientWidth + 0.5) pick.classList.add('narrower');
+  // (all the buttons read, then all written, twice: one layout each time, not one a button)
+  const picks = [...hand.querySelectorAll('.rank-pick')];
+  for (const pick of picks) pick.classList.remove('narrow', 'narrower');
+  for (const cls of ['narrow', 'narrower']) {
+    const over = picks.filter((pick) => pick.scrollWidth > pick.clientWidth + 0.5);
+    for (const pick of over) pick.classList.add(cls);
   }
 }
 
