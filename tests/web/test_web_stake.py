@@ -160,3 +160,17 @@ def test_an_open_guard_shows_one_stake_from_dialog_to_score_sheet(browser: Brows
         guard_seat = sheet["result"]["guard"]
         assert guard_seat == 0 and sheet["result"]["shares"][guard_seat] == 1
         shot(page, "stake-guard-open-phone.png")
+
+
+def test_in_call_mode_the_marked_small_joker_is_a_small_joker(browser: Browser,
+                                                               server: str) -> None:
+    """五人局 calls its Guard (叫侍卫): the marked small joker our seat holds (seed 3) is
+    drawn and named as any small joker — no shield, no 侍卫牌."""
+    with sized_page(browser, server, "phone", lang="zh") as page:
+        quickplay(page, "Call", preset="wurenju", bots="hosted", practice=True, seed=3)
+        joker = page.locator('[data-testid=hand] [data-testid=card][data-card="SJ*"]')
+        assert joker.count() == 1
+        assert joker.get_attribute("title") == "小王"
+        assert "marked" not in (joker.get_attribute("class") or "")
+        assert joker.locator(".corner-mark, .pip.mark").count() == 0
+        assert "侍卫牌" not in page.get_by_test_id("hand").inner_html()
