@@ -174,3 +174,17 @@ def test_in_call_mode_the_marked_small_joker_is_a_small_joker(browser: Browser,
         assert "marked" not in (joker.get_attribute("class") or "")
         assert joker.locator(".corner-mark, .pip.mark").count() == 0
         assert "侍卫牌" not in page.get_by_test_id("hand").inner_html()
+
+
+def test_a_dialog_with_one_choice_says_why(browser: Browser, server: str) -> None:
+    """The Emperor candidate without the Guard card (seed 2, 山东) may not abdicate: the
+    dialog offers 当皇帝 alone and says why, with the stake."""
+    with sized_page(browser, server, "phone", lang="zh") as page:
+        quickplay(page, "Why", bots="hosted", practice=True, seed=2)
+        st = wait_turn_or_over(page)
+        assert st is not None and st["stage"] == "emperor"
+        assert [a["kind"] for a in st["legal"]] == ["accept"]
+        assert page.get_by_test_id("decision").count() == 1
+        assert "侍卫牌" in page.get_by_test_id("decision-why").inner_text()
+        assert page.get_by_test_id("dialog-stake").inner_text() == "当前倍数 ×1"
+        shot(page, "dialog-why-phone.png")
