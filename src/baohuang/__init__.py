@@ -41,7 +41,7 @@ from .engine.rules import (
                     Scoring,
                     StealRequirement,
 )
-from .engine.scoring import TributeBasis, settle, tribute_transfers
+from .engine.scoring import ScoreParts, TributeBasis, score_parts, settle, tribute_transfers
 from .engine.state import IllegalAction, Result, Stage
 from .engine.views import View
 
@@ -70,6 +70,7 @@ __all__ = [
                     "Result",
                     "RuleError",
                     "RuleSet",
+                    "ScoreParts",
                     "Scoring",
                     "Shape",
                     "Stage",
@@ -85,6 +86,7 @@ __all__ = [
                     "make_deck",
                     "parse_card",
                     "parse_cards",
+                    "score_parts",
                     "settle",
                     "tribute_transfers",
 ]

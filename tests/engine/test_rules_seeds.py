@@ -146,7 +146,12 @@ def test_the_existing_presets_deal_as_before() -> None:
 def test_replays_saved_before_still_replay(index: int) -> None:
     saved = BEFORE["replays"][index]
     game = Game.from_record(saved["record"])
-    assert game.result is not None and game.result.to_dict() == saved["result"]
+    assert game.result is not None
+    # (the same result; a result now also tells how its scores came about)
+    result = game.result.to_dict()
+    assert {key: result[key] for key in saved["result"]} == saved["result"]
+    assert [game.result.unit * share * game.result.stake
+            for share in game.result.shares] == saved["result"]["scores"]
 
 
 def test_clockwise_then_two_first_passes_alone_then_adds_a_two() -> None:

@@ -325,14 +325,15 @@ def test_last_trick_counter_and_rank_groups(browser: Browser, server: str, size:
         peek.wait_for(state="detached")
         # the counter is a table option, on by default (TableState counter)
         assert page.evaluate("() => window.baohuang.screen.table.counter") is True
-        # the stake chip: the view's stake, and a solo's own ×2 beside it
+        # the stake chip: the view's stake (an open solo's doubling is in it), and a
+        # solo named beside it with no factor of its own
         stake = page.evaluate("() => window.baohuang.screen.view.stake")
         assert page.get_by_test_id("stake").inner_text() == f"×{stake}"
         solo = page.evaluate("() => window.baohuang.screen.view.solo")
         chip = page.get_by_test_id("solo-factor")
         assert chip.count() == (1 if solo else 0)
         if solo:
-            assert chip.inner_text().endswith("×2")
+            assert "×" not in chip.inner_text()
         # a table made without the 记牌器 shows it to no seat
         quickplay(page, "NoCounter", bots="hosted", practice=True, seed=9, counter=False)
         assert page.evaluate("() => window.baohuang.screen.table.counter") is False

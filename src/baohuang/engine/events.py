@@ -167,6 +167,11 @@ class Over(Payload, frozen=True):
     left: int | None
     order: list[int]
     royal_won: bool | None
+    # how the scores came about (Result's; older logs lack them)
+    stake: int = 1
+    unit: int = 0
+    shares: list[int] = []
+    factors: list[str] = []
 
 
 class CardShown(Payload, frozen=True):

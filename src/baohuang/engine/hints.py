@@ -42,13 +42,19 @@ _PLAY = ActionKind.PLAY
 
 def revealing_cards(role: str | None, guard_open: bool, called: Card | None
                     ) -> frozenset[Card]:
-    """The cards whose play would show a hidden Guard (none for anyone else)."""
+    """The cards whose play would show a hidden Guard (none for anyone else): the Guard
+    card (侍卫牌), or in ``call`` mode (a card was called) the called card and the
+    特画 — there the marked small joker is a small joker like any other.
+
+    >>> from baohuang.engine.cards import parse_card
+    >>> sorted(map(str, revealing_cards("guard", False, parse_card("9h"))))
+    ['9h', 'TH']
+    """
     if role != "guard" or guard_open:
         return frozenset()
-    cards = {GUARD_CARD, TEHUA_CARD}
-    if called is not None:
-        cards.add(called)
-    return frozenset(cards)
+    if called is None:
+        return frozenset((GUARD_CARD,))
+    return frozenset((called, TEHUA_CARD))
 
 
 def hint_order_of(hand: Iterable[Card], legal: Sequence[Action],

@@ -14,7 +14,7 @@ from .events import Event, EventKind, Lead, Out, Play, Reveal
 from .moves import PlayCache, may_ask_lead
 from .plays import BJ, SJ, Shape, classify, playable, shape_beats
 from .rules import GuardMode, LeadAfterOut
-from .scoring import game_ends, settle
+from .scoring import game_ends, score_parts
 from .state import GameState, IllegalAction, Result, Stage
 
 __all__ = ["apply", "apply_legal", "check_play", "finish", "next_holding", "passes_needed",
@@ -239,9 +239,10 @@ def finish(st: GameState) -> None:
     places: list[int | None] = [None] * 5
     for i, seat in enumerate(st.out):
         places[seat] = i + 1
-    scores = list(settle(places, e, g, rules=st.rules, solo=st.solo,
-                         guard_open=st.guard_open and not st.solo,
-                         rebels=st.rebels, kicks=st.kicks))
+    parts = score_parts(places, e, g, rules=st.rules, solo=st.solo,
+                        guard_open=st.guard_open and not st.solo,
+                        rebels=st.rebels, kicks=st.kicks)
+    scores = list(parts.scores)
     royal = st.royal()
     royal_score = scores[e]          # who won, before any leaving penalty
     for seat in st.left:
@@ -250,6 +251,7 @@ def finish(st: GameState) -> None:
                      key=lambda s: (s in royal, sum(st.counts[s]), (s - e) % 5))
     order = tuple(st.out) + tuple(not_out)
     st.result = Result(tuple(places), tuple(scores), e, g, st.solo, None, order,
-                       None if royal_score == 0 else royal_score > 0)
+                       None if royal_score == 0 else royal_score > 0, parts.stake,
+                       parts.unit, parts.shares, parts.factors)
     st.stage, st.to_act = Stage.OVER, None
     st.events.append(st.result.event())

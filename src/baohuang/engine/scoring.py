@@ -20,8 +20,9 @@ from typing import Any, Literal
 from .cards import RANK_OF, Card
 from .rules import RuleSet, Scoring
 
-__all__ = ["PLACEMENT_POINTS", "SoloKind", "TributeBasis", "decided", "game_ends", "settle",
-           "stake_of", "tribute_transfers", "wurenju_outcome"]
+__all__ = ["PLACEMENT_POINTS", "ScoreParts", "SoloKind", "StakeFactor", "TributeBasis", "decided",
+           "game_ends", "score_parts", "settle", "stake_factors", "stake_of",
+           "tribute_transfers", "wurenju_outcome"]
 
 SoloKind = Literal["open", "hidden"]
 
@@ -112,31 +113,80 @@ def game_ends(out: Sequence[int], emperor: int, guard: int, solo: SoloKind | Non
     return royal_out == 2 or len(out) - royal_out == 3
 
 
+#: What doubles the stake (倍数), by name: 明保, 明独保, a standing 造反, each standing 踢.
+StakeFactor = Literal["guard_open", "solo_open", "rebellion", "kick"]
+
+
+def stake_factors(*, guard_open: bool, solo: SoloKind | None, rebels: Sequence[int],
+                  kicks: int, scoring: Scoring = Scoring.SHANDONG) -> tuple[StakeFactor, ...]:
+    """The doublings of the stake (倍数, docs/rules.md §8.1), in the order they came:
+    明保 (not in a solo game), 明独保 (``shandong`` scoring: the hidden solo's table
+    doubled), a standing 造反 (two or more rebels), each standing 踢.  A failed 造反
+    doubles one player's score, not the stake.  ``placement`` scoring counts an open
+    solo only (§8.2); ``wurenju`` counts no solo.  Every screen's 倍数 is made of these.
+
+    >>> stake_factors(guard_open=True, solo=None, rebels=(1, 3), kicks=1)
+    ('guard_open', 'rebellion', 'kick')
+    >>> stake_factors(guard_open=False, solo="open", rebels=(), kicks=2)
+    ('solo_open', 'kick', 'kick')
+    """
+    if scoring is Scoring.PLACEMENT:
+        return ("solo_open",) if solo == "open" else ()
+    out: list[StakeFactor] = []
+    if solo == "open" and scoring is Scoring.SHANDONG:
+        out.append("solo_open")
+    elif guard_open and solo is None:
+        out.append("guard_open")
+    if len(rebels) >= 2:
+        out.append("rebellion")
+    out.extend(["kick"] * kicks)
+    return tuple(out)
+
+
 def stake_of(*, guard_open: bool, solo: SoloKind | None, rebels: Sequence[int],
-             kicks: int) -> int:
-    """The stake multiplier (倍数, docs/rules.md §8.1): 明保 ×2 (not in a solo game,
-    whose ×2 is inside its table), a standing 造反 (two or more rebels) ×2, each
-    standing 踢 ×2.  A failed 造反 doubles one player's score, not the stake.
+             kicks: int, scoring: Scoring = Scoring.SHANDONG) -> int:
+    """The stake multiplier (倍数): 2 to the number of :func:`stake_factors`.
 
     >>> stake_of(guard_open=True, solo=None, rebels=(1, 3), kicks=1)
     8
+    >>> stake_of(guard_open=False, solo="open", rebels=(), kicks=0)
+    2
     """
-    doublings = (guard_open and solo is None) + (len(rebels) >= 2) + kicks
-    return 1 << doublings
+    return 1 << len(stake_factors(guard_open=guard_open, solo=solo, rebels=rebels,
+                                  kicks=kicks, scoring=scoring))
 
 
-def settle(places: Sequence[int | None], emperor: int, guard: int, *,
-           rules: RuleSet | None = None, solo: SoloKind | None = None,
-           guard_open: bool = False, rebels: Sequence[int] = (),
-           kicks: int = 0) -> tuple[int, ...]:
-    """Each seat's score for one game.
+@dataclass(frozen=True, slots=True)
+class ScoreParts:
+    """How one game's scores come about (before any leaving penalty): seat ``s``
+    scores ``unit × shares[s] × stake``.
 
-    ``places``: finishing place 1..5 of each seat, ``None`` for a player not
-    out when the game ended.  ``solo``: ``"open"`` (明独保) or ``"hidden"``
-    (暗独保) when the Emperor plays alone (then ``guard == emperor``).
-    ``guard_open``: 明保.  ``rebels``: seats that said 造反 (two or more: the
-    rebellion stands and doubles the stake; exactly one: only that player's
-    score doubles).  ``kicks``: standing 踢, each doubling the stake.
+    ``unit``: the points of one share, from the places (``shandong``: the Guard's
+    6 − (Emperor's place + Guard's place), a solo Emperor's 3 / 0 / −3; ``wurenju``:
+    1 win, 0 draw, −1 loss; ``placement``: the royal side's sum).  ``shares``: the
+    Emperor 2 (4 alone), the Guard 1, each rebel −1 (a lone 造反 −2).  ``factors``:
+    :func:`stake_factors`, whose product is ``stake``."""
+
+    unit: int
+    shares: tuple[int, ...]
+    factors: tuple[StakeFactor, ...]
+    stake: int
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self.unit * share * self.stake for share in self.shares)
+
+
+def score_parts(places: Sequence[int | None], emperor: int, guard: int, *,
+                rules: RuleSet | None = None, solo: SoloKind | None = None,
+                guard_open: bool = False, rebels: Sequence[int] = (),
+                kicks: int = 0) -> ScoreParts:
+    """The parts of :func:`settle`'s scores (same arguments).
+
+    >>> score_parts([1, 3, 2, None, None], 0, 2, guard_open=True, rebels=(1,))
+    ScoreParts(unit=3, shares=(2, -2, 1, -1, -1), factors=('guard_open',), stake=2)
+    >>> score_parts([2, 1, None, None, None], 0, 0, solo="open")
+    ScoreParts(unit=-3, shares=(4, -1, -1, -1, -1), factors=('solo_open',), stake=2)
     """
     rules = rules or RuleSet()
     _check(places, emperor, guard)
@@ -146,35 +196,46 @@ def settle(places: Sequence[int | None], emperor: int, guard: int, *,
         raise ValueError("emperor and guard are the same seat: pass solo='open' or 'hidden'")
     royal = (emperor,) if solo else (emperor, guard)
     full = fill_places(places, royal)
-    scores = [0] * 5
+    factors = stake_factors(guard_open=guard_open, solo=solo, rebels=rebels, kicks=kicks,
+                            scoring=rules.scoring)
+    stake = 1 << len(factors)
     if rules.scoring is Scoring.PLACEMENT:
-        points = [PLACEMENT_POINTS[p - 1] for p in full]
-        side = sum(points[s] for s in royal)
-        factor = 2 if solo == "open" else 1
-        for seat in range(5):
-            scores[seat] = (side if seat in royal else -side) * factor
-        return tuple(scores)
-    stake = stake_of(guard_open=guard_open, solo=solo, rebels=rebels, kicks=kicks)
+        unit = sum(PLACEMENT_POINTS[full[s] - 1] for s in royal)
+        return ScoreParts(unit, tuple(1 if s in royal else -1 for s in range(5)), factors,
+                          stake)
     e_place = full[emperor]
     if rules.scoring is Scoring.WURENJU:
-        per_rebel = -wurenju_outcome(full, emperor, guard, solo is not None)
+        unit = wurenju_outcome(full, emperor, guard, solo is not None)
     elif solo == "open":
-        per_rebel = -6 if e_place == 1 else 6
+        unit = 3 if e_place == 1 else -3          # (×2 in the stake: 24 / 6)
     elif solo == "hidden":
-        per_rebel = -3 if e_place == 1 else 0 if e_place == 2 else 3
+        unit = 3 if e_place == 1 else 0 if e_place == 2 else -3
     else:
-        per_rebel = -(6 - (e_place + full[guard]))
-    for seat in range(5):
-        if seat == emperor:
-            scores[seat] = -4 * per_rebel if solo else -2 * per_rebel
-        elif seat == guard:
-            scores[seat] = -per_rebel
-        else:
-            scores[seat] = per_rebel
-        scores[seat] *= stake
+        unit = 6 - (e_place + full[guard])
+    shares = [-1] * 5
+    shares[emperor] = 4 if solo else 2
+    if not solo:
+        shares[guard] = 1
     if len(rebels) == 1:
-        scores[rebels[0]] *= 2
-    return tuple(scores)
+        shares[rebels[0]] *= 2
+    return ScoreParts(unit, tuple(shares), factors, stake)
+
+
+def settle(places: Sequence[int | None], emperor: int, guard: int, *,
+           rules: RuleSet | None = None, solo: SoloKind | None = None,
+           guard_open: bool = False, rebels: Sequence[int] = (),
+           kicks: int = 0) -> tuple[int, ...]:
+    """Each seat's score for one game (:func:`score_parts` tells how it came about).
+
+    ``places``: finishing place 1..5 of each seat, ``None`` for a player not
+    out when the game ended.  ``solo``: ``"open"`` (明独保) or ``"hidden"``
+    (暗独保) when the Emperor plays alone (then ``guard == emperor``).
+    ``guard_open``: 明保.  ``rebels``: seats that said 造反 (two or more: the
+    rebellion stands and doubles the stake; exactly one: only that player's
+    score doubles).  ``kicks``: standing 踢, each doubling the stake.
+    """
+    return score_parts(places, emperor, guard, rules=rules, solo=solo,
+                       guard_open=guard_open, rebels=rebels, kicks=kicks).scores
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,12 @@ _TEHUA_ONLY: Final = frozenset((TEHUA_CARD,))
 class Result:
     """How a game ended.  ``places``: 1..5, or ``None`` for players not out
     when the game ended.  ``scores`` sum to zero in the ``shandong`` table,
-    except for a lone rebel's doubling and the leaving penalty."""
+    except for a lone rebel's doubling and the leaving penalty.
+
+    How the scores came about (``scoring.ScoreParts``; all 1 / 0 / empty when a
+    player's leaving ended the game): seat ``s`` scored ``unit × shares[s] × stake``,
+    less the leaving penalty if it left; ``factors`` name the stake's doublings
+    (倍数: 明保, 明独保, 造反, 踢)."""
 
     places: tuple[int | None, ...]
     scores: tuple[int, ...]
@@ -61,6 +66,10 @@ class Result:
     left: int | None = None
     order: tuple[int, ...] = ()
     royal_won: bool | None = None
+    stake: int = 1
+    unit: int = 0
+    shares: tuple[int, ...] = ()
+    factors: tuple[str, ...] = ()
 
     def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
         """For ``copy.deepcopy`` and ``pickle``: made again through the constructor
@@ -70,14 +79,17 @@ class Result:
     def to_dict(self) -> dict[str, object]:
         return {"places": list(self.places), "scores": list(self.scores),
                 "emperor": self.emperor, "guard": self.guard, "solo": self.solo,
-                "left": self.left, "order": list(self.order), "royal_won": self.royal_won}
+                "left": self.left, "order": list(self.order), "royal_won": self.royal_won,
+                "stake": self.stake, "unit": self.unit, "shares": list(self.shares),
+                "factors": list(self.factors)}
 
     def event(self) -> Event:
         """The ``over`` event that tells every seat this result."""
         return Event(EventKind.OVER, None, Over(
             places=list(self.places), scores=list(self.scores), emperor=self.emperor,
             guard=self.guard, solo=self.solo, left=self.left, order=list(self.order),
-            royal_won=self.royal_won))
+            royal_won=self.royal_won, stake=self.stake, unit=self.unit,
+            shares=list(self.shares), factors=list(self.factors)))
 
 
 def callable_kinds(hand: Counter[Card] | dict[Card, int]) -> list[Card]:

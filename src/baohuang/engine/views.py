@@ -61,6 +61,9 @@ class View:
     ``role`` is this seat's own role once it is known (``emperor``,
     ``guard``, ``rebel``); ``guard`` is the Guard's seat when this seat may
     know it.  ``hands`` holds other seats' cards only after the game is over.
+    ``stake`` is the 倍数 every score is multiplied by (``scoring.stake_factors``);
+    ``choice_stakes``, in a role-phase decision, the stake each of ``legal_actions``
+    makes if it stands (明保, 明独, a 造反 or 踢 that others join), else empty.
 
     A field is added here, with its value where :func:`public_values` (a
     ``Public`` field) or :func:`own_values` makes it (:mod:`.viewvalues`, with
@@ -94,6 +97,7 @@ class View:
     played: Public[tuple[Card, ...]]
     events: Sequence[SeenEvent] = ()
     legal_actions: tuple[Action, ...] = ()
+    choice_stakes: tuple[int, ...] = ()
     result: Public[dict[str, Any] | None] = None
     hands: Public[dict[int, tuple[Card, ...]]] = field(default_factory=dict)
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final, TypeVar, cast
 
-from .actions import Action
+from .actions import Action, ActionKind
 from .cards import CARD_BY_TEXT, Card, parse_card
 from .events import EventKind, Play, Seen, SeenEvent
 from .lastplay import LastPlay
@@ -48,7 +48,8 @@ PUBLIC_ORDER: Final = ("stage", "dealer", "deal_no", "rules", "hand_counts", "ca
                        "emperor", "called", "guard_open", "rebels", "kicks", "stake",
                        "leader", "last_play", "out", "left", "played", "result", "hands")
 #: the fields of View whose values own_values() makes, in its order
-OWN_ORDER: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions")
+OWN_ORDER: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions",
+                    "choice_stakes")
 
 
 class _Public:
@@ -126,7 +127,8 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
                 played.append(card if card is not None else parse_card(text))
     if len(played) != grew:
         played_cards = tuple(played)
-    stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks)
+    stake = stake_of(guard_open=st.guard_open, solo=st.solo, rebels=st.rebels, kicks=st.kicks,
+                     scoring=st.rules.scoring)
     # (a hand's card counts change only with its change count, or with a new deal's
     # lists; the play to beat only with a new st.last: most moves leave both alone)
     counts, hand_changes = st.counts, tuple(st.hand_changes)
@@ -265,4 +267,34 @@ def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
         to_act = None
     # (in OWN_ORDER)
     return (seat, to_act, sorted_hand(st, seat, vc) if seat is not None else (), guard_seen,
-            role, solo, tuple(legal) if legal else ())
+            role, solo, tuple(legal) if legal else (),
+            choice_stakes(st, legal) if legal and stage is not _PLAY else ())
+
+
+def choice_stakes(st: GameState, legal: Sequence[Action]) -> tuple[int, ...]:
+    """The stake (倍数) each of ``legal`` makes if it stands: 明保 and 明独保 (抢独 is
+    one) at once; a 造反 once another rebel joins; a 踢 once it stands; any other
+    choice leaves it.  The stake itself is :func:`~.scoring.stake_of`'s, so every
+    screen shows the same number.
+
+    >>> import baohuang as bh
+    >>> game = bh.Game.new(seed=1)
+    >>> game.view(game.to_act).choice_stakes
+    (1,)
+    """
+    scoring = st.rules.scoring
+    out = []
+    for action in legal:
+        kind = action.kind
+        guard_open, solo, rebels, kicks = st.guard_open, st.solo, tuple(st.rebels), st.kicks
+        if kind is ActionKind.GUARD_OPEN:
+            guard_open = True
+        elif kind is ActionKind.SOLO_OPEN or kind is ActionKind.STEAL:
+            solo, guard_open = "open", False
+        elif kind is ActionKind.REBEL:
+            rebels = (0, 1)                        # (two rebels: the rebellion stands)
+        elif kind is ActionKind.KICK:
+            kicks += 1
+        out.append(stake_of(guard_open=guard_open, solo=solo, rebels=rebels, kicks=kicks,
+                            scoring=scoring))
+    return tuple(out)

@@ -46,6 +46,12 @@ from .values import Decisions, ValuesEncoder
 __all__ = ["env", "raw_env"]
 
 AGENTS = tuple(f"player_{seat}" for seat in range(5))
+from baohuang.engine.views import OWN_FIELDS as _OWN_FIELDS  # noqa: E402
+
+#: where a seat's legal actions are among its own view values
+_LEGAL = _OWN_FIELDS.index("legal_actions")
+
+
 _NO_REWARDS = {a: 0.0 for a in AGENTS}
 
 
@@ -170,7 +176,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (pettingzoo ships no types)
         assert seat is not None and AGENTS[seat] == agent
         _, own, indexes = self._decision(seat)
         try:
-            chosen = own[-1][indexes.index(action)]
+            chosen = own[_LEGAL][indexes.index(action)]
         except ValueError:
             decode(int(action), game.view(seat))     # raises IllegalActionIndex, naming it
             raise

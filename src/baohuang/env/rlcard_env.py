@@ -38,6 +38,12 @@ from .values import Decisions, ValuesEncoder
 __all__ = ["BaohuangEnv", "BaohuangGame"]
 
 #: per action: its text (``raw_legal_actions``), shared by every environment
+from baohuang.engine.views import OWN_FIELDS as _OWN_FIELDS
+
+#: where a seat's legal actions are among its own view values
+_LEGAL = _OWN_FIELDS.index("legal_actions")
+
+
 _TEXTS: dict[bh.Action, str] = {}
 
 
@@ -154,7 +160,7 @@ class BaohuangEnv(Env):  # type: ignore[misc]  # (rlcard ships no types)
         view: bh.View = state["view"]
         seat: int = state["self"]
         _, own, indexes = self.game.decision(seat)
-        legal = own[-1]
+        legal = own[_LEGAL]
         features = action_features()
         return {
             "obs": self.game.observation(seat),
@@ -168,7 +174,7 @@ class BaohuangEnv(Env):  # type: ignore[misc]  # (rlcard ships no types)
         seat = self.game.get_player_id()
         _, own, indexes = self.game.decision(seat)
         try:
-            return own[-1][indexes.index(action_id)]  # type: ignore[no-any-return]
+            return own[_LEGAL][indexes.index(action_id)]  # type: ignore[no-any-return]
         except ValueError:
             view = self.game.game.view(seat)
             return decode(int(action_id), view, list(view.legal_actions))   # (raises)

@@ -47,6 +47,12 @@ from .values import ValuesEncoder, legal_indexes_of
 __all__ = ["ValuesEncoder", "VectorEnv"]
 
 
+from baohuang.engine.views import OWN_FIELDS as _OWN_FIELDS
+
+#: where a seat's legal actions are among its own view values
+_LEGAL = _OWN_FIELDS.index("legal_actions")
+
+
 class VectorEnv:
     """``n`` games of 保皇 stepped together, each at its seat to act.
 
@@ -123,7 +129,7 @@ class VectorEnv:
             public, own = game.view_values(seat)
             start = i * _NBYTES
             obs[start:start + _NBYTES] = encoder.encode_values(public, own)
-            legal = own[-1]
+            legal = own[_LEGAL]
             indexes = legal_indexes_of(actions, public, own)
             base = i * N_ACTIONS
             for index in all_indexes[i]:

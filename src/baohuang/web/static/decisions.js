@@ -66,6 +66,7 @@ export function decisionDialog(view, send, keyboard = true, timer = null) {
   const buttons = others.map((action) => {
     n += 1;
     const label = t(choiceKey(stage, action));
+    const stake = choiceStake(view, action);
     return h('button', {
       class: `decision ${action === cautious ? 'secondary cautious' : 'primary'}`,
       testid: 'decision',
@@ -76,7 +77,9 @@ export function decisionDialog(view, send, keyboard = true, timer = null) {
     },
     h('span', { class: 'key-hint' }, String(n)),
     h('span', { class: 'choice-label' }, label),
-    h('span', { class: 'choice-help' }, t(choiceHelpKey(stage, action, rules))));
+    h('span', { class: 'choice-help' }, t(choiceHelpKey(stage, action, rules))),
+    stake === null ? null : h('span', { class: 'choice-stake', testid: 'choice-stake',
+      'data-stake': stake }, t(choiceStakeKey(action), { n: stake })));
   });
   const callButtons = calls.map((action) => {
     n += 1;
@@ -95,9 +98,13 @@ export function decisionDialog(view, send, keyboard = true, timer = null) {
   return h('div', { class: 'dialog decision-dialog', role: 'dialog', 'aria-modal': 'false',
     'aria-labelledby': 'decision-title' },
   h('h2', { id: 'decision-title' }, t(`stage_title_${stage}`),
+    h('span', { class: 'dialog-stake', testid: 'dialog-stake', 'data-stake': view.stake },
+      t('dialog_stake', { n: view.stake })),
     timer !== null ? h('span', { class: `timer ${timer <= 5 ? 'urgent' : ''}`,
       testid: 'dialog-timer' }, t('seconds', { n: timer })) : null),
   h('p', { class: 'dialog-text' }, t(stageTextKey(view), stageParams(view))),
+  whyKey(view) ? h('p', { class: 'dialog-why', testid: 'decision-why' }, t(whyKey(view)))
+    : null,
   callButtons.length ? h('div', { class: 'call-grid' }, callButtons) : null,
   h('div', { class: 'choices' }, buttons),
   keyboard ? h('p', { class: 'dialog-keys' }, t('keys_decision')) : null);
@@ -105,4 +112,36 @@ export function decisionDialog(view, send, keyboard = true, timer = null) {
 
 function stageParams(view) {
   return { stake: view.stake, called: view.called ? cardName(view.called) : '' };
+}
+
+// The stake (倍数) a choice makes if it stands, as the engine counts it (the view's
+// choice_stakes, one per legal action), or null when it leaves the stake as it is.
+export function choiceStake(view, action) {
+  const i = (view.legal_actions || []).indexOf(action);
+  const stakes = view.choice_stakes || [];
+  if (i < 0 || i >= stakes.length || stakes[i] === view.stake) return null;
+  return stakes[i];
+}
+
+function choiceStakeKey(action) {
+  if (action.kind === 'rebel') return 'choice_stake_rebel';
+  if (action.kind === 'kick') return 'choice_stake_kick';
+  return 'choice_stake';
+}
+
+// Why a decision offers one choice where it usually offers two (the i18n key of the
+// reason), or null: the Emperor who cannot call a Guard or must not abdicate, the
+// player who may not 抢独.
+export function whyKey(view) {
+  const legal = view.legal_actions || [];
+  if (legal.length !== 1) return null;
+  const kind = legal[0].kind;
+  const rules = view.rules || {};
+  if (view.stage === 'emperor' && kind === 'abdicate') return 'why_abdicate_only';
+  if (view.stage === 'emperor' && kind === 'accept') {
+    return rules.abdication === 'skip_two_if_solo' ? 'why_accept_only_guard_card'
+      : 'why_accept_only_second_round';
+  }
+  if (view.stage === 'steal' && kind === 'decline') return 'why_no_steal';
+  return null;
 }

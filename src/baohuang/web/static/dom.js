@@ -74,3 +74,58 @@ export function svg(markup, cls = '') {
   span.innerHTML = markup;
   return span;
 }
+
+// Redraw in place: make `parent`'s children those of the list `fresh` (newly drawn
+// elements; null for none), keeping every element already there that is equal to its
+// fresh one (attributes, text and children alike: isEqualNode) and patching, child by
+// child, one whose own attributes are the same but some of whose element children
+// differ.  What is kept stays in the page: the browser lays out and styles again only
+// what changed, motion running in it goes on, and focus stays.  An element whose
+// attributes changed is replaced whole, with its fresh listeners: a listener that the
+// table draws reads only its own element's attributes (or the event's target) and the
+// screen, so a kept element's listener does what its fresh twin's would.
+export function morphChildren(parent, fresh) {
+  const list = fresh.filter((el) => el !== null && el !== undefined && el !== false);
+  const old = [...parent.childNodes];
+  const byKey = new Map();
+  for (const node of old) {
+    const key = nodeKey(node);
+    if (!byKey.has(key)) byKey.set(key, []);
+    byKey.get(key).push(node);
+  }
+  const next = list.map((el) => {
+    const match = (byKey.get(nodeKey(el)) || []).shift();
+    return match ? morph(match, el) : el;
+  });
+  const keep = new Set(next);
+  for (const node of old) if (!keep.has(node)) node.remove();
+  next.forEach((node, i) => {
+    if (parent.childNodes[i] !== node) parent.insertBefore(node, parent.childNodes[i] || null);
+  });
+}
+
+// `old` patched to look like `fresh`, or `fresh` when it must be taken whole.
+function morph(old, fresh) {
+  if (old.isEqualNode(fresh)) return old;
+  if (old.nodeType !== 1 || !sameAttributes(old, fresh)
+      || ![...fresh.childNodes, ...old.childNodes].every((n) => n.nodeType === 1)) {
+    return fresh;
+  }
+  morphChildren(old, [...fresh.childNodes]);
+  return old;
+}
+
+function sameAttributes(a, b) {
+  if (a.tagName !== b.tagName || a.attributes.length !== b.attributes.length) return false;
+  for (const attr of a.attributes) {
+    if (b.getAttribute(attr.name) !== attr.value) return false;
+  }
+  return true;
+}
+
+// What pairs an element with its likes across redraws: its tag and what tells it apart.
+function nodeKey(node) {
+  if (node.nodeType !== 1) return `#${node.nodeType}`;
+  const d = node.dataset;
+  return `${node.tagName}|${node.className}|${d.testid || ''}|${d.seat || ''}|${d.rank || ''}|${d.card || ''}|${d.index || ''}`;
+}

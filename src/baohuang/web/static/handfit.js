@@ -36,6 +36,9 @@ function stepFor(rows, counts, width, cardW, gap) {
 }
 
 export function fitHand(hand) {
+  // (a hand drawn before and kept, at the width it was fitted to, is fitted already)
+  const fitted = `${hand.clientWidth}`;
+  if (hand.dataset.fitted === fitted) return;
   for (const br of hand.querySelectorAll('.hand-break')) br.remove();
   const groups = [...hand.querySelectorAll(':scope > .group')];
   const card = hand.querySelector('.card');
@@ -74,6 +77,34 @@ export function fitHand(hand) {
     br.className = 'hand-break';
     br.setAttribute('aria-hidden', 'true');
     hand.insertBefore(br, groups[row[0]]);
+  }
+  fitLabels(hand, step);
+  hand.dataset.fitted = fitted;
+}
+
+// Every rank label whole: a card's corner (rank and suit, or a joker's name) shrinks to
+// the strip of the card that shows, and a rank button too narrow for "K×3" drops the
+// count (its accessible name keeps it), then shrinks.
+function fitLabels(hand, step) {
+  hand.style.removeProperty('--corner-scale');
+  // (what a corner needs: from its card's left edge to the right of its ink, as drawn)
+  let need = 0;
+  const range = document.createRange();
+  for (const corner of hand.querySelectorAll('.card .corner')) {
+    range.selectNodeContents(corner);
+    need = Math.max(need, range.getBoundingClientRect().right
+      - corner.parentElement.getBoundingClientRect().left);
+  }
+  if (need > step - 0.5) {
+    const scale = Math.max(0.5, Math.floor(((step - 1) / need) * 100) / 100);
+    hand.style.setProperty('--corner-scale', String(scale));
+  }
+  // (all the buttons read, then all written, twice: one layout each time, not one a button)
+  const picks = [...hand.querySelectorAll('.rank-pick')];
+  for (const pick of picks) pick.classList.remove('narrow', 'narrower');
+  for (const cls of ['narrow', 'narrower']) {
+    const over = picks.filter((pick) => pick.scrollWidth > pick.clientWidth + 0.5);
+    for (const pick of over) pick.classList.add(cls);
   }
 }
 

@@ -95,9 +95,45 @@ export function clearMoments() {
   shown = null;
 }
 
+// What a moment must leave uncovered: the score sheet's and a decision's buttons, the
+// 准备 block, the play buttons and the turn line ("轮到你出牌").
+const KEEP_CLEAR = ['.score-sheet .choices', '.ready-block', '.decision-dialog .choices',
+  '.controls .buttons', '[data-testid=status]', '.hosted-banner'];
+const MARGIN = 6;       // px around the moment (its pop-in grows it by 8 %)
+
+// Over the trick area when that covers nothing of KEEP_CLEAR, else at the nearest place
+// that does (first up and down, then sideways too), inside the window.
 function place(root, el) {
   const center = root && root.querySelector('.felt .center');
   const box = (center || root || document.body).getBoundingClientRect();
-  el.style.left = `${box.left + box.width / 2}px`;
-  el.style.top = `${box.top + box.height / 2}px`;
+  const keep = root ? KEEP_CLEAR.flatMap((sel) => [...root.querySelectorAll(sel)])
+    .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0) : [];
+  const w = el.offsetWidth * 1.08 + 2 * MARGIN;
+  const hgt = el.offsetHeight * 1.08 + 2 * MARGIN;
+  const spot = clearSpot(box.left + box.width / 2, box.top + box.height / 2, w, hgt, keep,
+    window.innerWidth, window.innerHeight);
+  el.style.left = `${spot.x}px`;
+  el.style.top = `${spot.y}px`;
+}
+
+// The centre nearest (x, y) of a w×h box inside the window that meets none of `keep`
+// (x, y itself when no place is clear).
+export function clearSpot(x, y, w, hgt, keep, width, height) {
+  const clear = (cx, cy) => {
+    const left = cx - w / 2;
+    const top = cy - hgt / 2;
+    if (left < 0 || top < 0 || left + w > width || top + hgt > height) return false;
+    return keep.every((r) => left >= r.right || left + w <= r.left
+      || top >= r.bottom || top + hgt <= r.top);
+  };
+  if (clear(x, y)) return { x, y };
+  const step = 8;
+  let best = null;
+  for (let cy = hgt / 2; cy <= height - hgt / 2; cy += step) {
+    for (let cx = w / 2; cx <= width - w / 2; cx += step) {
+      const d = (cx - x) ** 2 * 4 + (cy - y) ** 2;    // (moving sideways costs more)
+      if ((!best || d < best.d) && clear(cx, cy)) best = { x: cx, y: cy, d };
+    }
+  }
+  return best ? { x: best.x, y: best.y } : { x, y };
 }

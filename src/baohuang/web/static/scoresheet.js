@@ -76,8 +76,9 @@ export function scoreSheet(ctx) {
         (view.rebels || []).includes(seat) ? h('span', { class: 'hoe-mini', title: t('hoe_help') },
           ` ${t('badge_hoe')}`) : null),
       h('td', {}, place ? t(`place_${place}`) : '–'),
-      h('td', { class: `num ${score > 0 ? 'pos' : score < 0 ? 'neg' : ''}`, testid: 'score' },
-        score > 0 ? `+${score}` : String(score)),
+      h('td', { class: `num ${score > 0 ? 'pos' : score < 0 ? 'neg' : ''}` },
+        h('span', { testid: 'score' }, score > 0 ? `+${score}` : String(score)),
+        scoreCalc(view, result, seat)),
       totals ? h('td', { class: 'num total', testid: 'total' }, String(totals[seat])) : null,
       ready ? h('td', { class: `ready-state ${isReady ? 'ok' : ''}`, testid: 'ready-state',
         'data-ready': isReady ? 'true' : 'false' },
@@ -135,7 +136,9 @@ export function scoreSheet(ctx) {
     'aria-labelledby': 'score-title' },
   h('h2', { id: 'score-title' }, t('score_title')),
   h('p', { class: 'outcome' }, t(outcomeKey(result)),
-    h('span', { class: 'stake-chip' }, t('stake_label'), h('b', {}, `×${view.stake}`))),
+    h('span', { class: 'stake-chip' }, t('stake_label'),
+      h('b', { testid: 'sheet-stake' }, `×${resultStake(view, result)}`))),
+  scoreStory(result),
   matchLine,
   h('table', { class: 'scores' },
     h('thead', {}, h('tr', {},
@@ -148,4 +151,35 @@ export function scoreSheet(ctx) {
     && !(ctx.table && ctx.table.status === 'dissolved')
     ? h('p', { class: 'note', testid: 'next-soon' }, t('next_game_soon')) : null,
   h('div', { class: 'choices' }, buttons));
+}
+
+// The stake the scores were multiplied by: the result's (the engine's), or for a result
+// from before it said so, the view's.
+function resultStake(view, result) {
+  return result.stake ?? view.stake;
+}
+
+// How the points came about (the engine's ScoreParts): one share's points from the
+// places, times the stake and what made it (明保 ×2, 明独 ×2, 造反 ×2, 踢 ×2 …).
+function scoreStory(result) {
+  if (!result.shares || result.shares.length !== 5) return null;   // (a leave ended it)
+  const factors = (result.factors || []).map((f) => `${t(`factor_${f}`)} ×2`);
+  return h('p', { class: 'score-story', testid: 'score-story', 'data-unit': result.unit,
+    'data-stake': result.stake, 'data-factors': (result.factors || []).join(' ') },
+  h('span', {}, t('score_story', { unit: result.unit, stake: result.stake })),
+  h('span', {}, factors.length
+    ? t('score_story_factors', { stake: result.stake, factors: factors.join(' · ') })
+    : t('score_story_no_factors')));
+}
+
+// A seat's own line of the story: its shares × one share's points × the stake (and a
+// leaving penalty), or null.
+function scoreCalc(view, result, seat) {
+  if (!result.shares || result.shares.length !== 5) return null;
+  const share = result.shares[seat];
+  const made = share * result.unit * result.stake;
+  const penalty = made - result.scores[seat];
+  return h('small', { class: 'calc', testid: 'score-calc', 'data-share': share },
+    t('score_calc', { share, unit: result.unit, stake: result.stake }),
+    penalty ? ` ${t('score_calc_left', { n: penalty })}` : null);
 }

@@ -1,5 +1,5 @@
 // The table screen: connection, game state, selection and the UI's actions, drawing.
-import { clear, free, h } from './dom.js';
+import { clear, free, h, morphChildren } from './dom.js';
 import { t } from './i18n.js';
 import { TableConnection } from './conn.js';
 import { checkSelection, hintActions, indexesFor, readView } from './cards.js';
@@ -489,10 +489,12 @@ export class TableScreen {
     // (redrawing empties the page for a moment: keep where it was scrolled to, or a
     // tap on a card low on a phone's page would jump it to the top)
     const scrolled = window.scrollY;
-    clear(this.root);
     // (a table in play fills the window: style.css, .screen.playing)
     this.root.classList.toggle('playing', Boolean(this.view) && !this.askName && !this.fatal);
-    this.root.appendChild(tableHeader(this));
+    if (this.askName || this.fatal || !this.view) {
+      clear(this.root);
+      this.root.appendChild(tableHeader(this));
+    }
     if (this.askName) {
       this.root.appendChild(whoAreYou(this.app, this.tableId, () => {
         const go = this.askName;
@@ -564,14 +566,13 @@ export class TableScreen {
         chatDraft: (text) => { this.chatDraft = text; },
       },
     };
-    this.root.appendChild(renderTable(ctx));
+    // (drawn anew, changed in place: what a message leaves as it was stays in the page)
+    morphChildren(this.root, [tableHeader(this), renderTable(ctx),
+      this.showLast && this.lastGameOver ? h('div', { class: 'overlay', onclick: (e) => {
+        if (e.target === e.currentTarget) { this.showLast = false; this.render(); }
+      } }, renderLastScore(this)) : null]);
     fitHands(this.root);
     placeMoments(this.root);
-    if (this.showLast && this.lastGameOver) {
-      this.root.appendChild(h('div', { class: 'overlay', onclick: (e) => {
-        if (e.target === e.currentTarget) { this.showLast = false; this.render(); }
-      } }, renderLastScore(this)));
-    }
     // (a redraw keeps what is being typed into the chat line, and the caret at its end)
     const line = focusedKey === 'chat-input' && this.root.querySelector('[data-testid=chat-input]');
     if (line) {

@@ -1,8 +1,8 @@
 // Drawing a table from a view: five seats, the current round, the hand, the
 // controls, the decision dialog and the score sheet.  Used live and in replays.
 import { free, h, svg } from './dom.js';
-import { t, tNodes } from './i18n.js';
-import { HOE, ROBOT, cardEl, cardName, cardRow } from './cardview.js';
+import { getLang, t, tNodes } from './i18n.js';
+import { HOE, ROBOT, cardEl, cardName, cardRow, setGuardMode } from './cardview.js';
 import {
   BJ, SJ, TH, checkSelection, groupHand, rankLabel, unseenCounts,
 } from './cards.js';
@@ -18,6 +18,7 @@ const POS = ['bottom', 'right', 'top-right', 'top-left', 'left'];
 
 export function renderTable(ctx) {
   const { view } = ctx;
+  setGuardMode((view.rules || {}).guard_mode);
   const me = view.seat;
   const current = roundActions(view);
   const before = previousRound(view);
@@ -170,9 +171,9 @@ function infoBar(ctx) {
   items.push(h('span', { class: 'info-item stake', title: t('stake_help') },
     t('stake_label'), h('b', { testid: 'stake' }, `×${view.stake}`)));
   if (view.solo) {
-    // a solo game's own doubling is in its score table, not in the stake
+    // (an open solo's doubling is in the stake, as the engine counts it)
     items.push(h('span', { class: 'info-item stake solo', testid: 'solo-factor',
-      title: t('solo_factor_help') }, t(`solo_factor_${view.solo}`), h('b', {}, '×2')));
+      title: t('solo_factor_help') }, t(`solo_factor_${view.solo}`)));
   }
   if (view.called) {
     items.push(h('span', { class: 'info-item called' }, t('called_label'),
@@ -416,13 +417,31 @@ function chatForm(ctx) {
     oninput: (ev) => ctx.on.chatDraft(ev.target.value) });
   return h('form', { class: 'chat-form', testid: 'chat-form', onsubmit: (ev) => {
     ev.preventDefault();
-    const text = input.value.trim();
+    // (the line as it is in the form now: a redraw may have put a new one in it)
+    const text = ev.currentTarget.querySelector('.chat-input').value.trim();
     if (text) ctx.on.chat(text.slice(0, CHAT_MAX));
   } }, input, h('button', { class: 'btn small', type: 'submit', testid: 'chat-send' },
     t('btn_chat_send')));
 }
 
+// The hand last drawn and what it was drawn from: a redraw for a message that leaves
+// this seat's hand and selection as they were (most are other seats' moves) keeps the
+// element, its cards and its fitting (handfit.js), instead of making 44 cards anew.
+// (Its handlers call ctx.on's, which act on the table screen, and read only the card
+// indexes the key holds.)
+let keptHand = null;
+
 function handArea(ctx) {
+  const { view } = ctx;
+  const key = JSON.stringify([view.hand, [...ctx.selection], Boolean(ctx.readonly),
+    Boolean(ctx.on.swipeStart), getLang()]);
+  if (keptHand && keptHand.key === key) return keptHand.el;
+  const el = drawHand(ctx);
+  keptHand = { key, el };
+  return el;
+}
+
+function drawHand(ctx) {
   const { view } = ctx;
   const groups = groupHand(view.hand || []);
   const clickable = !ctx.readonly;
