@@ -313,6 +313,29 @@ def test_a_deals_review_follows_its_replays_rule(
                    "published": allowed}
 
 
+def test_a_deleted_players_results_show_the_placeholder(
+        served: tuple[ServerThread, DayClock]) -> None:
+    """A and B play deal 1; A deletes his account: the day's results (B's view) show A
+    as 已注销/deleted #id, and A's name is nowhere in the day's page."""
+    server, _ = served
+
+    async def main() -> tuple[int, str]:
+        a, b = await guests(server.url, 2, "leaver")
+        await _play_deal(a, 1, "random", 11)
+        await _play_deal(b, 1, "random", 12)
+        assert a.user is not None
+        gone = int(a.user["id"])
+        await a.request("POST", "/api/me/delete", {"confirm": True})
+        return gone, json.dumps(await b.request("GET", f"/api/challenge/{DAY}"),
+                                ensure_ascii=False)
+
+    gone, text = asyncio.run(main())
+    day = json.loads(text)
+    names = {r["name"] for r in day["deals"][0]["results"]}
+    assert names == {f"已注销/deleted #{gone}", "leaver1"}
+    assert "leaver0" not in text
+
+
 def test_a_player_who_goes_comes_back_to_the_same_deal(
         served: tuple[ServerThread, DayClock]) -> None:
     server, _ = served
