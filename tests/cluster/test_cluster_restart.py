@@ -223,6 +223,61 @@ def test_a_join_after_redis_lost_its_data_is_told_table_moving_until_the_table_i
     assert set(answers[:-1]) <= {"table_moving"}, answers
 
 
+def test_the_api_answers_table_moving_for_a_table_redis_lost_track_of(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """redis-server is restarted without its data while node two runs a table, and the
+    table's lease is put in the hands of a node that is not alive, held still: node two
+    stops the table and nobody runs it, while the database has it open. Asked for it
+    by id or code, both nodes' ``GET /api/tables/{key}`` answer 503 `table_moving` (as
+    a join through the WebSocket is told), never 404; a key that is no table's is still
+    404. Once the lease is let go a node takes the table over, and it is shown again."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cluster.db'}"
+    admin = _admin(redis_server)
+    with cluster_nodes(url, redis_server.url, tmp_path, "--lease-ttl", "3",
+                       "--log-level", "info") as nodes:
+        one, two = nodes
+
+        async def get(node_url: str, key: str) -> tuple[int, str]:
+            async with httpx.AsyncClient() as http:
+                answer = await http.get(f"{node_url}/api/tables/{key}", timeout=10)
+            body = answer.json()
+            return answer.status_code, body["id"] if answer.status_code == 200 else \
+                body["error"]["code"]
+
+        async def scenario() -> dict[str, Any]:
+            [owner] = await guests(two.url, 1, "o")
+            table = await owner.create_table(**QUIET)
+            table_id, code = str(table["id"]), str(table["code"])
+            redis_server.stop()
+            redis_server.start()                        # empty: it kept nothing
+            admin.set(f"bh:lease:{table_id}", "ghost#0000 1000000", px=600_000)
+
+            async def dropped() -> bool | None:
+                async with httpx.AsyncClient() as http:
+                    health = (await http.get(two.url + "/healthz", timeout=10)).json()
+                return True if health["tables"] == 0 else None
+            await _until(dropped, 60, "node two stopping the table it lost")
+            out: dict[str, Any] = {"moving": [await get(node.url, key) for node in nodes
+                                              for key in (table_id, code)],
+                                   "unknown": await get(one.url, "nosuchtable1")}
+            admin.delete(f"bh:lease:{table_id}")        # let go: a node takes it over
+            seen: list[tuple[int, str]] = []
+
+            async def shown() -> bool | None:
+                seen.append(await get(one.url, table_id))
+                return True if seen[-1][0] == 200 else None
+            await _until(shown, 60, "the table shown again")
+            out["after"], out["id"] = seen, table_id
+            return out
+
+        got = asyncio.run(scenario())
+    admin.close()
+    assert got["moving"] == [(503, "table_moving")] * 4, got
+    assert got["unknown"] == (404, "not_found")
+    assert got["after"][-1] == (200, got["id"])
+    assert set(got["after"][:-1]) <= {(503, "table_moving")}, got["after"]
+
+
 def test_a_join_sent_to_a_node_still_rebuilding_the_table_is_told_table_moving(
         tmp_path: Path, redis_server: RedisServer) -> None:
     """The moment of a takeover when a node holds a table's lease but has not rebuilt

@@ -272,6 +272,70 @@ def test_the_seed_is_published_only_after_the_day_and_makes_its_deals(
     asyncio.run(main())
 
 
+def test_a_deals_review_follows_its_replays_rule(
+        served: tuple[ServerThread, DayClock]) -> None:
+    """复盘 of a challenge deal shows its cards as its replay does, so it is asked for
+    on the same terms: A, who played the deal, may ask for his seat's review and for
+    any other; B, who has not played it, is refused (``challenge_unplayed``) until he
+    plays it himself; C, who never does, is refused until the day is published, and
+    then may ask for it as for the replay."""
+    server, clock = served
+
+    async def main() -> dict[str, list[tuple[int, str]]]:
+        a, b, c = await guests(server.url, 3, "rv")
+        started = await _play_deal(a, 1, "random", 7)
+        game_id = next(iter(await a.history()))["game_id"]
+        seats = (started["seat"], (started["seat"] + 1) % 5)
+        out: dict[str, list[tuple[int, str]]] = {}
+
+        async def asks(who: str, client: Client) -> None:
+            for seat in seats:
+                async with httpx.AsyncClient() as http:
+                    answer = await http.get(
+                        f"{server.url}/api/games/{game_id}/review/{seat}",
+                        headers={"Authorization": f"Bearer {client.token}"})
+                out.setdefault(who, []).append((answer.status_code,
+                                                answer.json()["error"]["code"]))
+        await asks("player", a)
+        await asks("before_b_played", b)
+        await asks("before_c_played_or_published", c)
+        await _play_deal(b, 1, "random", 8)
+        await asks("after_b_played", b)
+        clock.t = day_bounds(DAY, ZONE)[1] + 3600
+        await asks("published", c)
+        return out
+
+    got = asyncio.run(main())
+    allowed = [(404, "not_started")] * 2           # (let in: no review started yet)
+    refused = [(403, "challenge_unplayed")] * 2
+    assert got == {"player": allowed, "before_b_played": refused,
+                   "before_c_played_or_published": refused, "after_b_played": allowed,
+                   "published": allowed}
+
+
+def test_a_deleted_players_results_show_the_placeholder(
+        served: tuple[ServerThread, DayClock]) -> None:
+    """A and B play deal 1; A deletes his account: the day's results (B's view) show A
+    as 已注销/deleted #id, and A's name is nowhere in the day's page."""
+    server, _ = served
+
+    async def main() -> tuple[int, str]:
+        a, b = await guests(server.url, 2, "leaver")
+        await _play_deal(a, 1, "random", 11)
+        await _play_deal(b, 1, "random", 12)
+        assert a.user is not None
+        gone = int(a.user["id"])
+        await a.request("POST", "/api/me/delete", {"confirm": True})
+        return gone, json.dumps(await b.request("GET", f"/api/challenge/{DAY}"),
+                                ensure_ascii=False)
+
+    gone, text = asyncio.run(main())
+    day = json.loads(text)
+    names = {r["name"] for r in day["deals"][0]["results"]}
+    assert names == {f"已注销/deleted #{gone}", "leaver1"}
+    assert "leaver0" not in text
+
+
 def test_a_player_who_goes_comes_back_to_the_same_deal(
         served: tuple[ServerThread, DayClock]) -> None:
     server, _ = served

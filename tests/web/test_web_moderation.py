@@ -248,3 +248,78 @@ def test_a_player_downloads_his_data_and_deletes_his_account(
         page.wait_for_function("() => location.hash === '#/' && !window.baohuang.user")
     shown = httpx.get(url + f"/api/users/{user_id}").json()
     assert shown["name"] == f"已注销/deleted #{user_id}"
+
+
+def club_with_a_rude_line(url: str, tag: str) -> tuple[int, str]:
+    """``Member<tag>`` makes a club that ``Rude<tag>`` joins and says a rude line in:
+    the club's id and the line."""
+    async def main() -> tuple[int, str]:
+        member, rude = Client(url), Client(url)
+        await member.register(f"Member{tag}", PASSWORD)
+        await rude.register(f"Rude{tag}", PASSWORD)
+        club = await member.request("POST", "/api/clubs", {"name": f"牌友{tag}",
+                                                           "approval": False})
+        await rude.request("POST", "/api/clubs/join", {"code": club["code"]})
+        line = f"you all play like bots {tag}"
+        await rude.request("POST", f"/api/clubs/{club['id']}/chat", {"text": line})
+        return int(club["id"]), line
+    result: tuple[int, str] = asyncio.run(main())
+    return result
+
+
+@pytest.mark.parametrize(("size", "lang"), LOOKS)
+def test_a_line_of_club_chat_is_reported_and_removed(
+        browser: Browser, served: tuple[str, str], size: str, lang: str) -> None:
+    """A member reports (举报) another's line from the club's page (his own line has no
+    such button); the moderator's page shows the report with the line, opens the
+    club's chat from it and removes the line with a reason: the audit log says so and
+    the club's page no longer shows it."""
+    url, db = served
+    tag = f"c{size}"
+    club_id, line = off_thread(lambda: club_with_a_rude_line(url, tag))
+    off_thread(lambda: asyncio.run(Client(url).register(f"Mod{tag}", PASSWORD)))
+    off_thread(lambda: grant(db, f"Mod{tag}", "moderator"))
+    reason = f"insults the club {tag}"
+    with sized_page(browser, url, size, lang) as player, \
+            sized_page(browser, url, size, lang) as mod:
+        log_in(player, f"Member{tag}")
+        player.goto(f"/#/club/{club_id}")
+        rude = player.locator("[data-testid=club-chat-line]").filter(has_text=line)
+        rude.wait_for()
+        player.get_by_test_id("club-chat-input").fill("calm down")
+        player.get_by_test_id("club-chat-send").click()
+        mine = player.locator("[data-testid=club-chat-line]").filter(has_text="calm down")
+        mine.wait_for()
+        assert mine.get_by_test_id("report-open").count() == 0
+        rude.get_by_test_id("report-open").click()
+        dialog = player.get_by_test_id("report-dialog")
+        assert f"Rude{tag}" in dialog.inner_text()
+        dialog.get_by_test_id("report-reason").fill(reason)
+        dialog.get_by_test_id("report-send").click()
+        player.get_by_test_id("report-done").wait_for()
+        dialog.get_by_test_id("report-close").click()
+
+        log_in(mod, f"Mod{tag}")
+        mod.goto("/#/mod")
+        report = mod.locator("[data-testid=mod-report]").filter(has_text=reason)
+        report.wait_for()
+        assert line in report.get_by_test_id("mod-report-club-line").inner_text()
+        assert ("亲友圈聊天" if lang == "zh" else "in a club's chat") in report.inner_text()
+        report.get_by_test_id("mod-report-club").click()
+        chat_line = mod.locator("[data-testid=mod-club-line]").filter(has_text=line)
+        chat_line.wait_for()
+        assert mod.locator("[data-testid=mod-club-line]").count() == 2
+        check_language(mod, lang, "the moderator's page with a club's chat")
+        assert violations(mod, "the moderator's page with a club's chat") == []
+        mod.get_by_test_id("mod-reason").fill("insults in the club")
+        chat_line.get_by_test_id("mod-club-line-remove").click()
+        mod.get_by_test_id("mod-notice").wait_for()
+        expect(mod.locator("[data-testid=mod-club-line]")).to_have_count(1)
+        expect(mod.locator("[data-testid=mod-audit-action]").first).to_have_text(
+            "删除亲友圈消息" if lang == "zh" else "remove club chat line")
+        expect(report.get_by_test_id("mod-report-club-line")).to_contain_text(
+            "这条消息已被删除。" if lang == "zh" else "The line has been removed.")
+        shot(mod, f"moderation-club-{size}.png", full=True)
+        player.reload()
+        player.locator("[data-testid=club-chat-line]").first.wait_for()
+        assert line not in player.get_by_test_id("club-chat").inner_text()

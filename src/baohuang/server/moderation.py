@@ -42,12 +42,15 @@ if TYPE_CHECKING:
     from .table.lobby import Lobby
 
 __all__ = ["MAX_REASON", "PLACES", "ROLES", "Moderation", "ModerationError", "check_reason",
-           "outranks"]
+           "muted_text", "outranks"]
 
 #: the roles, lowest first
 ROLES: tuple[str, ...] = ("player", "moderator", "admin")
-#: where a report is made from: a table, a score sheet (结算), the history
-PLACES: tuple[str, ...] = ("table", "scoresheet", "history")
+#: where a report is made from: a table, a score sheet (结算), the history, a club's
+#: chat (亲友圈: with the line reported)
+PLACES: tuple[str, ...] = ("table", "scoresheet", "history", "club")
+#: a moderator's read of a club's chat returns at most this many lines
+CLUB_CHAT_PAGE = 200
 #: the longest reason (of a report, or of a moderator's action), in characters
 MAX_REASON = 500
 #: the longest mute or suspension: a year, in minutes (a ban is for longer)
@@ -76,6 +79,29 @@ def check_reason(text: object) -> str:
         raise ModerationError(400, "bad_reason", "a reason may not contain control "
                               "characters")
     return text
+
+
+def muted_text(until: float | None, now: float) -> str | None:
+    """What a muted (禁言) player is told when he chats — at a table or in a club — or
+    None if he is not muted at ``now``.
+
+    >>> muted_text(None, 0.0), muted_text(60.0, 60.0)
+    (None, None)
+    >>> muted_text(86400.0, 0.0)
+    'a moderator has muted you: no chat or quick phrases until 1970-01-02 00:00 UTC'
+    """
+    if until is None or until <= now:
+        return None
+    return "a moderator has muted you: no chat or quick phrases until " + \
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until))
+
+
+def _positive(body: dict[str, Any], key: str) -> int | None:
+    value = body.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or not 0 < value < 2**31):
+        raise ModerationError(400, "bad_request", f"{key!r} is an id")
+    return value
 
 
 def rank(role: str) -> int:
@@ -148,10 +174,13 @@ class Moderation:
     async def report(self, reporter: UserRecord, body: dict[str, Any],
                      count: Callable[[], Awaitable[None]] | None = None) -> int:
         """A player's report (举报) of another: ``user_id``, ``reason``, ``place`` (one
-        of :data:`PLACES`) and the ``game_id`` or ``table_id`` it concerns, if any.
-        ``count`` counts it against the reporter's limit once it is found well made
-        (a refused report is not counted; raises when over the limit)."""
-        known = {"user_id", "reason", "place", "game_id", "table_id"}
+        of :data:`PLACES`) and the ``game_id`` or ``table_id`` it concerns, if any; from
+        a club's chat (``place`` ``club``) the ``club_id`` and ``message_id`` of the
+        line, which must be the reported player's, in a club the reporter is a member
+        of.  ``count`` counts it against the reporter's limit once it is found well
+        made (a refused report is not counted; raises when over the limit)."""
+        known = {"user_id", "reason", "place", "game_id", "table_id", "club_id",
+                 "message_id"}
         extra = sorted(set(body) - known)
         if extra:
             raise ModerationError(400, "bad_request", f"unknown field {extra[0]!r}")
@@ -171,10 +200,16 @@ class Moderation:
         if table_id is not None and (not isinstance(table_id, str) or not table_id.isalnum()
                                      or len(table_id) > 16):
             raise ModerationError(400, "bad_request", "'table_id' is a table's id")
+        club_id, message_id = _positive(body, "club_id"), _positive(body, "message_id")
+        if (place == "club") != (club_id is not None and message_id is not None):
+            raise ModerationError(400, "bad_request", "a report from a club's chat gives "
+                                  "'club_id' and 'message_id' (the line), and only it does")
         if reported == reporter.id:
             raise ModerationError(400, "bad_request", "you cannot report yourself")
         if await self.storage.user(reported) is None:
             raise ModerationError(404, "not_found", f"no user {reported}")
+        if club_id is not None and message_id is not None:
+            await self._reported_line(reporter, reported, club_id, message_id)
         if game_id is not None:
             found = await self.storage.game_table(game_id)
             if found is None:
@@ -186,7 +221,20 @@ class Moderation:
             await count()
         return await self.storage.add_report(reporter=reporter.id, reported=reported,
                                              place=place, table_id=table_id,
-                                             game_id=game_id, reason=reason)
+                                             game_id=game_id, reason=reason,
+                                             club_id=club_id, message_id=message_id)
+
+    async def _reported_line(self, reporter: UserRecord, reported: int, club_id: int,
+                             message_id: int) -> None:
+        """A reported line of club chat: one the reporter can read (a member of its
+        club: anyone else is told there is no such line) by the reported player."""
+        role = await self.storage.club_role(club_id, reporter.id)
+        line = await self.storage.club_message(message_id)
+        if role in (None, "pending") or line is None or line["club_id"] != club_id:
+            raise ModerationError(404, "not_found", "no such line in a club of yours")
+        if line["user_id"] != reported:
+            raise ModerationError(400, "bad_request", "this line is not the reported "
+                                  "player's")
 
     async def reports(self, status: str | None = "open", limit: int = 100
                       ) -> list[dict[str, Any]]:
@@ -197,6 +245,12 @@ class Moderation:
             game = row["game_id"]
             row["replay"] = None if game is None else f"/#/replay/{game}"
             row["replay_api"] = None if game is None else f"/api/games/{game}/replay"
+            # (from a club's chat: the line, unless a moderator removed it already)
+            line = None if row.get("message_id") is None else \
+                await self.storage.club_message(row["message_id"])
+            row["line"] = None if line is None else {"text": line["text"], "at": line["at"]}
+            row["club_chat_api"] = None if row.get("club_id") is None else \
+                f"/api/mod/clubs/{row['club_id']}/chat"
         return rows
 
     async def close_report(self, actor: UserRecord | None, report_id: int,
@@ -300,6 +354,34 @@ class Moderation:
         if not await asyncio.wait_for(done, 60):
             raise ModerationError(409, "not_open", "the table's match is over already")
         await self._audit(actor, "close_table", why, table=table.id)
+
+    # -- club chat (亲友圈) -------------------------------------------------------------
+    async def club_chat(self, club_id: int, after: int = 0) -> dict[str, Any]:
+        """A club's name and its chat as a moderator reads it: the
+        :data:`CLUB_CHAT_PAGE` newest lines after id ``after``, oldest first."""
+        club = await self.storage.club(club_id)
+        if club is None:
+            raise ModerationError(404, "not_found", f"no club {club_id}")
+        return {"club": {"id": club_id, "name": club["name"], "owner": club["owner"]},
+                "messages": await self.storage.club_messages(club_id, after,
+                                                             CLUB_CHAT_PAGE)}
+
+    async def remove_club_line(self, actor: UserRecord | None, club_id: int,
+                               message_id: int, reason: object) -> None:
+        """Remove a line of a club's chat; the audit log keeps its author and text."""
+        why = check_reason(reason)
+        line = await self.storage.club_message(message_id)
+        if line is None or line["club_id"] != club_id:
+            raise ModerationError(404, "not_found", f"no line {message_id} in club {club_id}")
+        author = await self.storage.user(line["user_id"])
+        if actor is not None and author is not None and author.id != actor.id \
+                and not outranks(actor.role, author.role):
+            raise ModerationError(403, "forbidden", f"a {actor.role} cannot act on a "
+                                  f"{author.role}")
+        await self.storage.remove_club_message(message_id)
+        await self._audit(actor, "remove_club_line", why, user=line["user_id"],
+                          detail={"club": club_id, "message": message_id,
+                                  "text": line["text"], "at": line["at"]})
 
     async def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
         return await self.storage.audit_list(limit)

@@ -10,7 +10,15 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 
 from .database import Database
-from .models import club_members, club_messages, clubs, game_players, games, tables, users
+from .models import (
+    club_members,
+    club_messages,
+    clubs,
+    game_players,
+    games,
+    tables,
+    users,
+)
 
 __all__ = ["ClubStore"]
 
@@ -120,6 +128,26 @@ class ClubStore(Database):
                  .where(club_messages.c.club_id == club_id, club_messages.c.id > after)
                  .order_by(club_messages.c.id.desc()).limit(limit))
         return [dict(r._mapping) for r in reversed(await self._read(query))]
+
+    async def club_message(self, message_id: int) -> dict[str, Any] | None:
+        """One line of a club's chat (``id``, ``club_id``, ``user_id``, ``name``,
+        ``text``, ``at``), or None."""
+        rows = await self._read(select(club_messages).where(club_messages.c.id == message_id))
+        return dict(rows[0]._mapping) if rows else None
+
+    async def remove_club_message(self, message_id: int) -> None:
+        """A moderator removes a line (its text stays in the audit log)."""
+        await self._write(delete(club_messages).where(club_messages.c.id == message_id))
+
+    async def club_lines_of(self, user_id: int) -> list[dict[str, Any]]:
+        """Every line ``user_id`` wrote in a club's chat (his data's export), oldest
+        first, with its club's name."""
+        query = (select(club_messages.c.id, club_messages.c.club_id,
+                        clubs.c.name.label("club_name"), club_messages.c.text,
+                        club_messages.c.at)
+                 .join(clubs, clubs.c.id == club_messages.c.club_id)
+                 .where(club_messages.c.user_id == user_id).order_by(club_messages.c.id))
+        return [dict(r._mapping) for r in await self._read(query)]
 
     async def last_club_message(self, club_id: int, user_id: int) -> float | None:
         """When ``user_id`` last wrote in the club's chat."""

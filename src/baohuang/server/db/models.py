@@ -31,8 +31,9 @@
   yet approved); ``club_messages`` its members' chat; ``tables.club_id``: the club a
   table was opened in (null: none), whose members alone sit at it and whose ledger
   (战绩) its scored games count in.
-- ``reports``: 举报, one player reporting another (from a table, a score sheet or the
-  history) with a reason; ``audit_log``: every moderator action, who, when and why;
+- ``reports``: 举报, one player reporting another (from a table, a score sheet, the
+  history or a club's chat: ``club_id`` and ``message_id``, the line) with a reason;
+  ``audit_log``: every moderator action, who, when and why;
   ``connection_log``: logins and accounts made with the client address, kept for
   ``ServerConfig.connection_log_retention`` (:mod:`.moderation`).  ``users.role``,
   ``muted_until``, ``suspended_until``, ``banned`` and ``deleted`` are the moderation
@@ -246,6 +247,8 @@ reports = Table(
     Column("created", Float, nullable=False),
     Column("status", String(12), nullable=False),
     Column("handled_by", Integer, ForeignKey("users.id"), nullable=True),
+    Column("club_id", Integer, nullable=True),
+    Column("message_id", Integer, nullable=True),
     Index("ix_reports_status", "status", "created"),
 )
 

@@ -10,7 +10,17 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from .database import Database
-from .models import audit_log, connection_log, game_players, games, reports, sessions, tables, users
+from .models import (
+    audit_log,
+    club_messages,
+    connection_log,
+    game_players,
+    games,
+    reports,
+    sessions,
+    tables,
+    users,
+)
 
 __all__ = ["ModerationStore", "deleted_name"]
 
@@ -60,11 +70,13 @@ class ModerationStore(Database):
 
     # -- reports ------------------------------------------------------------------------
     async def add_report(self, *, reporter: int, reported: int, place: str,
-                         table_id: str | None, game_id: int | None, reason: str) -> int:
+                         table_id: str | None, game_id: int | None, reason: str,
+                         club_id: int | None = None, message_id: int | None = None) -> int:
         rows = await self._write(insert(reports).returning(reports.c.id), {
             "reporter": reporter, "reported": reported, "place": place,
             "table_id": table_id, "game_id": game_id, "reason": reason,
-            "created": time.time(), "status": "open", "handled_by": None})
+            "created": time.time(), "status": "open", "handled_by": None,
+            "club_id": club_id, "message_id": message_id})
         return int(rows[0][0])
 
     async def report_list(self, status: str | None, limit: int) -> list[dict[str, Any]]:
@@ -159,8 +171,9 @@ class ModerationStore(Database):
 
     async def delete_account(self, user_id: int) -> str:
         """Delete ``user_id``'s account: his name becomes :func:`deleted_name` here and
-        in every stored seat and game (his games stay, scored as they were), his name
-        is free again, password, sessions and connection log are gone.  Returns the new
+        in every stored seat and game (his games stay, scored as they were) and on his
+        lines of club chat (his club memberships stay, shown under it), his name is
+        free again, password, sessions and connection log are gone.  Returns the new
         name."""
         name = deleted_name(user_id)
 
@@ -171,6 +184,8 @@ class ModerationStore(Database):
             conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
             conn.execute(delete(connection_log).where(connection_log.c.user_id == user_id))
             conn.execute(update(game_players).where(game_players.c.user_id == user_id)
+                         .values(name=name))
+            conn.execute(update(club_messages).where(club_messages.c.user_id == user_id)
                          .values(name=name))
             ids = [r.game_id for r in conn.execute(
                 select(game_players.c.game_id).where(game_players.c.user_id == user_id))]

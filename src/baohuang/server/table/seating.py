@@ -14,6 +14,7 @@ from ...engine.state import IllegalAction
 from ..config import ServerConfig
 from ..db.storage import Storage
 from ..metrics import ServerMetrics
+from ..moderation import muted_text
 from ..wire import render
 from ..wire.protocol import (
     EMOTES,
@@ -297,11 +298,10 @@ async def muted(table: SeatingTable, conn: Subscriber, ref: str) -> bool:
     user = conn.user
     if user is None:
         return False
-    until = await table.storage.muted_until(user.id)
-    if until is None or until <= time.time():
+    text = muted_text(await table.storage.muted_until(user.id), time.time())
+    if text is None:
         return False
-    conn.error("muted", "a moderator has muted you: no chat or quick phrases until "
-               + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until)), ref)
+    conn.error("muted", text, ref)
     return True
 
 

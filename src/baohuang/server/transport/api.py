@@ -316,6 +316,12 @@ async def table_detail(request: Request) -> Response:
     # (a cluster: a table another node runs — an invitation link reaches any node)
     shown = table.table_json(None) if table is not None else \
         None if lobby.relay is None else await lobby.relay.entry(key)
+    if shown is None and lobby.relay is not None \
+            and await lobby.relay.locate(key, wait=0) == "moving":
+        # (Redis lost track of a table the database has open, or its node is gone:
+        # it is being taken over — as a join through the WebSocket is told)
+        return error(503, "table_moving", f"table {key[:40]!r} is moving to another "
+                     "node: try again in a moment")
     if shown is None or not admits_json(shown, key, None if user is None else user.id):
         return error(404, "not_found", f"no table {key[:40]!r}")
     return JSONResponse(shown)

@@ -27,6 +27,7 @@ from ..clubs.club import (
 )
 from ..clubs.ledger import PERIODS, evening_window, leaderboard, period_start, role_of
 from ..db.storage import UserRecord
+from ..moderation import muted_text
 from ..table.lobby import LobbyError, check_spec
 from ..table.seating import EMOTE_INTERVAL
 from ..wire.protocol import CHAT_MAX
@@ -432,12 +433,16 @@ async def chat_read(request: Request) -> Response:
 async def chat_write(request: Request) -> Response:
     """A member's line in the club's chat: plain text (as the table's chat: control and
     format characters out), 1 to ``CHAT_MAX`` characters, one every
-    ``EMOTE_INTERVAL`` seconds."""
+    ``EMOTE_INTERVAL`` seconds; none from a player a moderator has muted (禁言: 403
+    ``muted``, as at a table)."""
     user = await _user(request)
     club, _ = await _membership(request, user)
     text = clean_text((await _body(request)).get("text"), "text", 1, CHAT_MAX)
     storage = server_state(request).storage
     now = time.time()
+    refusal = muted_text(await storage.muted_until(user.id), now)
+    if refusal is not None:
+        raise RequestError(403, "muted", refusal)
     last = await storage.last_club_message(club["id"], user.id)
     if last is not None and now - last < EMOTE_INTERVAL:
         raise RequestError(429, "rate_limited",

@@ -23,11 +23,15 @@ from .state import COOKIE, server_state, session_user
 
 __all__ = ["CHAT_NOTE", "routes"]
 
-#: what the export says of chat (nothing of it is stored)
+#: what the export says of chat (a table's is not stored; a club's lines are, and
+#: are exported under ``club_chat``)
 CHAT_NOTE = {"stored": False,
-             "en": "Chat is not stored by this server: a message is relayed to the table "
-                   "and forgotten, so there is none to export.",
-             "zh": "本服务器不保存聊天：消息只转发给同桌玩家，不留存，因此无可导出。"}
+             "en": "A table's chat is not stored by this server: a message is relayed to "
+                   "the table and forgotten, so there is none to export. Your lines in "
+                   "clubs' chats are stored for their members, and are listed under "
+                   "club_chat.",
+             "zh": "本服务器不保存牌桌聊天：消息只转发给同桌玩家，不留存，因此无可导出。"
+                   "你在亲友圈聊天中的发言会为圈内成员保存，列在 club_chat 中。"}
 
 
 def _moderation(request: Request) -> Moderation:
@@ -151,6 +155,30 @@ async def close_table(request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
+async def club_chat(request: Request) -> Response:
+    """A club's chat as a moderator reads it (``after``: the lines after that id)."""
+    await _moderator(request)
+    club_id = _id(request.path_params["club_id"])
+    if club_id is None:
+        raise ModerationError(404, "not_found", "no such club")
+    text = request.query_params.get("after", "0")
+    if not text.isdigit() or len(text) > 10:
+        raise ModerationError(400, "bad_request", "'after' must be a line's id")
+    return JSONResponse(await _moderation(request).club_chat(club_id, int(text)))
+
+
+async def remove_club_line(request: Request) -> Response:
+    actor = await _moderator(request)
+    club_id = _id(request.path_params["club_id"])
+    message_id = _id(request.path_params["message_id"])
+    if club_id is None or message_id is None:
+        raise ModerationError(404, "not_found", "no such line")
+    body = await _body(request)
+    await _moderation(request).remove_club_line(actor, club_id, message_id,
+                                                body.get("reason"))
+    return JSONResponse({"ok": True})
+
+
 # -- a player's own data ---------------------------------------------------------------
 async def export(request: Request) -> Response:
     """Everything stored of the session's user, as one JSON file."""
@@ -168,7 +196,8 @@ async def export(request: Request) -> Response:
                        "ordinal": ordinal(user.mu, user.sigma), "points": user.points,
                        "level": level.level, "title": {"zh": level.zh, "en": level.en}},
             "games": rows["games"], "reports": rows["reports"],
-            "connections": rows["connections"], "chat": CHAT_NOTE}
+            "connections": rows["connections"], "chat": CHAT_NOTE,
+            "club_chat": await server_state(request).storage.club_lines_of(user.id)}
     name = f"baohuang-{user.id}.json"
     return JSONResponse(body, headers={"Content-Disposition": f'attachment; filename="{name}"',
                                        "Cache-Control": "no-store"})
@@ -207,6 +236,9 @@ routes = [
     Route("/api/mod/users/{user_id}", _guarded(user_state)),
     Route("/api/mod/users/{user_id}/{action}", _guarded(user_action), methods=["POST"]),
     Route("/api/mod/tables/{key}/close", _guarded(close_table), methods=["POST"]),
+    Route("/api/mod/clubs/{club_id}/chat", _guarded(club_chat)),
+    Route("/api/mod/clubs/{club_id}/chat/{message_id}/remove", _guarded(remove_club_line),
+          methods=["POST"]),
     Route("/api/me/export", _guarded(export)),
     Route("/api/me/delete", _guarded(delete_account), methods=["POST"]),
 ]

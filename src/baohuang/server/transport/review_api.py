@@ -9,7 +9,9 @@ game's seat.
 
 Both need a session (401 ``login_required``), a finished game (404 ``not_found``, 409
 ``not_finished``: never a game still being played), and either a public game (a table
-that is not private) or a seat the asker played (403 ``not_your_seat``).
+that is not private) or a seat the asker played (403 ``not_your_seat``).  A deal of the
+daily challenge (每日挑战) follows its replay's rule instead: any seat, to those who
+have played the deal and to all once its day is published (403 ``challenge_unplayed``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ..challenge.api import challenge_of
 from ..db.storage import UserRecord
 from ..reviews import ReviewJobs, TooManyReviews
 from .api import _guard, _id, error
@@ -49,6 +52,15 @@ async def _target(request: Request
             "was abandoned before its end"
         return error(409, "not_finished", f"game {game_id} {what}: only a finished game is "
                      "reviewed")
+    challenge = challenge_of(request)
+    if await challenge.store.attempts(table_id=row["table_id"]):
+        # 每日挑战: a deal's review shows its cards, as its replay does — the same rule:
+        # to those who have played the deal, and to all once its day is published
+        if not await challenge.replay_allowed(row["table_id"], user):
+            return error(403, "challenge_unplayed", "this is a deal of a daily challenge: "
+                         "its review is shown to those who have played it, and to all "
+                         "once the day is over")
+        return user, row, seat
     played = any(p["seat"] == seat and p["user_id"] == user.id for p in row["players"])
     if row.get("private") and not played:
         return error(403, "not_your_seat", f"game {game_id} was played at a private table: "

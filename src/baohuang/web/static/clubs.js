@@ -8,6 +8,7 @@ import { t } from './i18n.js';
 import { get, post } from './api.js';
 import { errorText } from './errors.js';
 import { DataScreen } from './screen.js';
+import { reportButton } from './report.js';
 
 const PERIODS = ['day', 'week', 'month', 'all'];
 const ROLES = ['emperor', 'guard', 'rebel', 'solo'];
@@ -348,7 +349,10 @@ export class ClubScreen {
       h('section', { class: 'panel club-chat' },
         h('h2', {}, t('club_chat')),
         h('ul', { class: 'chat-lines', testid: 'club-chat', 'aria-live': 'polite' }, this.messages.map((m) => h('li', { testid: 'club-chat-line' },
-          free(m.name, 'chat-name'), ': ', free(m.text, 'chat-text')))),
+          free(m.name, 'chat-name'), ': ', free(m.text, 'chat-text'),
+          // 举报: another member's line goes to the moderators with the report
+          m.user_id !== me ? [' ', reportButton([{ id: m.user_id, name: m.name }],
+            { place: 'club', club_id: Number(this.clubId), message_id: m.id })] : null))),
         h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); this.say(e.target); } },
           h('input', { name: 'text', maxlength: 120, testid: 'club-chat-input', autocomplete: 'off',
             value: kept, 'aria-label': t('club_chat_placeholder'), placeholder: t('club_chat_placeholder') }),

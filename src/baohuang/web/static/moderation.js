@@ -1,6 +1,7 @@
 // The moderators' page (管理, #/mod): the open reports with their game's replay, a
 // player's state and the actions on him (mute, suspend, ban, unban, a new password;
-// roles for an admin), closing a table, and the audit log — who did what, when, why.
+// roles for an admin), closing a table, a club's chat (亲友圈: read it, remove a line),
+// and the audit log — who did what, when, why.
 // Every action asks for a reason; the server refuses anyone without the role (403).
 import { clear, free, h } from './dom.js';
 import { getLang, t, tNodes } from './i18n.js';
@@ -26,6 +27,8 @@ export class ModerationScreen {
     this.reasonText = '';
     this.minutes = '60';
     this.tableKey = '';
+    this.clubId = '';
+    this.clubChat = null;       // a club's chat (GET /api/mod/clubs/{id}/chat)
   }
 
   async mount(root) {
@@ -60,6 +63,18 @@ export class ModerationScreen {
     this.render();
   }
 
+  async readClubChat(id) {
+    try {
+      this.clubId = String(id);
+      this.clubChat = await get(`/api/mod/clubs/${encodeURIComponent(id)}/chat`);
+      this.error = null;
+    } catch (err) {
+      this.clubChat = null;
+      this.error = errorText(err);
+    }
+    this.render();
+  }
+
   async act(path, body, done) {
     try {
       const answer = await post(path, body);
@@ -67,6 +82,7 @@ export class ModerationScreen {
       this.notice = done(answer);
       this.reasonText = '';
       if (this.user) await this.lookUp(this.user.id);
+      if (this.clubChat) await this.readClubChat(this.clubChat.club.id);
       await this.load();
     } catch (err) {
       this.notice = null;
@@ -86,7 +102,7 @@ export class ModerationScreen {
         : null,
       this.notice ? h('p', { class: 'message ok', role: 'status', testid: 'mod-notice' },
         this.notice) : null,
-      this.reportsPart(), this.userPart(), this.tablePart(), this.auditPart(),
+      this.reportsPart(), this.userPart(), this.tablePart(), this.clubPart(), this.auditPart(),
       h('a', { class: 'btn', href: '#/' }, t('btn_lobby'))));
   }
 
@@ -101,9 +117,13 @@ export class ModerationScreen {
     h('div', {}, tNodes('mod_report_line', { reporter: free(r.reporter_name),
       reported: free(r.reported_name, 'strong') })),
     h('blockquote', { class: 'free', testid: 'mod-report-reason' }, r.reason),
+    r.place === 'club' ? h('p', { testid: 'mod-report-club-line' }, t('mod_reported_line'), ' ',
+      r.line ? free(r.line.text, 'chat-text') : h('span', { class: 'muted' }, t('mod_line_gone'))) : null,
     h('div', { class: 'row' },
+      r.club_id ? h('button', { class: 'btn small', type: 'button', testid: 'mod-report-club',
+        onclick: () => this.readClubChat(r.club_id) }, t('mod_read_club_chat')) : null,
       r.replay ? h('a', { class: 'btn small', href: r.replay, testid: 'mod-replay' },
-        t('btn_replay')) : h('span', { class: 'muted' }, t('mod_no_game')),
+        t('btn_replay')) : r.club_id ? null : h('span', { class: 'muted' }, t('mod_no_game')),
       h('button', { class: 'btn small', type: 'button', testid: 'mod-look',
         onclick: () => this.lookUp(r.reported) }, t('mod_look_at')),
       r.status === 'open' ? h('button', { class: 'btn small', type: 'button', testid: 'mod-close-report',
@@ -191,6 +211,36 @@ export class ModerationScreen {
         }
       } }, key, h('button', { class: 'btn small', type: 'submit', testid: 'mod-table-close' },
         t('mod_close_table'))));
+  }
+
+  clubPart() {
+    const idField = h('input', { type: 'text', inputmode: 'numeric', testid: 'mod-club-id',
+      placeholder: t('mod_club_id'), 'aria-label': t('mod_club_id'), value: this.clubId,
+      oninput: (ev) => { this.clubId = ev.target.value; } });
+    const chat = this.clubChat;
+    const line = (m) => h('li', { testid: 'mod-club-line', 'data-message': m.id },
+      when(m.at), ' ', free(m.name, 'chat-name'), ` #${m.user_id}: `, free(m.text, 'chat-text'), ' ',
+      h('button', { class: 'btn small', type: 'button', testid: 'mod-club-line-remove',
+        onclick: () => {
+          const reason = this.reason();
+          if (reason) {
+            this.act(`/api/mod/clubs/${chat.club.id}/chat/${m.id}/remove`, { reason },
+              () => t('mod_line_removed'));
+          }
+        } }, t('mod_remove_line')));
+    return h('section', { class: 'mod-part', testid: 'mod-club' },
+      h('h2', {}, t('mod_club_chat')),
+      h('p', { class: 'muted' }, t('mod_club_chat_help')),
+      h('form', { class: 'row', onsubmit: (ev) => {
+        ev.preventDefault();
+        if (idField.value.trim()) this.readClubChat(idField.value.trim());
+      } }, idField, h('button', { class: 'btn small', type: 'submit', testid: 'mod-club-load' },
+        t('mod_read_club_chat'))),
+      chat ? [h('h3', {}, free(chat.club.name), ` #${chat.club.id}`),
+        chat.messages.length ? h('ul', { class: 'mod-list chat-lines', testid: 'mod-club-chat' },
+          chat.messages.map(line))
+          : h('p', { class: 'muted', testid: 'mod-club-chat-empty' }, t('mod_club_chat_empty'))]
+        : null);
   }
 
   auditPart() {

@@ -795,9 +795,22 @@ export default {
 
   // your data (数据与隐私)
   data_title: 'Your data',
-  data_lead: 'Download everything the server keeps about you (games, rating, reports, logins) as JSON. Chat is not stored. Deleting the account keeps your games for the other players, under a placeholder name.',
+  data_lead: 'Download everything the server keeps about you (games, rating, reports, logins) as JSON. A table\'s chat is not stored; your lines in clubs\' chats are. Deleting the account keeps your games for the other players, under a placeholder name.',
   btn_data_export: 'Download my data',
   delete_password: 'Password',
   btn_delete_account: 'Delete my account',
   delete_confirm: 'Delete your account for good? Your games stay, under a placeholder name.',
+
+  // moderation in clubs (亲友圈)
+  report_place_club: 'in a club\'s chat',
+  mod_log_remove_club_line: 'remove club chat line',
+  mod_club_chat: 'A club\'s chat',
+  mod_club_chat_help: 'Read a club\'s chat by its number; remove a line (the audit log keeps it, with your reason).',
+  mod_club_id: 'Club number',
+  mod_read_club_chat: 'Read its chat',
+  mod_reported_line: 'The line reported:',
+  mod_line_gone: 'The line has been removed.',
+  mod_remove_line: 'Remove',
+  mod_line_removed: 'The line is removed.',
+  mod_club_chat_empty: 'No lines.',
 };

@@ -795,9 +795,22 @@ export default {
 
   // 数据与隐私
   data_title: '我的数据',
-  data_lead: '下载服务器保存的关于你的全部数据（对局、积分、举报、登录记录）。聊天不保存。注销账号后，你的对局仍为其他玩家保留，名字改为占位名。',
+  data_lead: '下载服务器保存的关于你的全部数据（对局、积分、举报、登录记录）。牌桌聊天不保存；亲友圈聊天中你的发言会保存并一并导出。注销账号后，你的对局仍为其他玩家保留，名字改为占位名。',
   btn_data_export: '下载我的数据',
   delete_password: '密码',
   btn_delete_account: '注销账号',
   delete_confirm: '确定永久注销账号吗？你的对局会保留，名字改为占位名。',
+
+  // 亲友圈的管理
+  report_place_club: '亲友圈聊天',
+  mod_log_remove_club_line: '删除亲友圈消息',
+  mod_club_chat: '亲友圈聊天',
+  mod_club_chat_help: '按编号查看亲友圈的聊天；可删除消息（审计日志会连同你的理由保留它）。',
+  mod_club_id: '亲友圈编号',
+  mod_read_club_chat: '查看聊天',
+  mod_reported_line: '被举报的消息：',
+  mod_line_gone: '这条消息已被删除。',
+  mod_remove_line: '删除',
+  mod_line_removed: '消息已删除。',
+  mod_club_chat_empty: '没有消息。',
 };
