@@ -22,6 +22,7 @@ import websockets
 from baohuang.client import Client, PlayResult
 from baohuang.server.harness import LOAD_LIMITS, ServerProcess, pg_database
 from baohuang.server.table.clock import ManualClock
+from baohuang.server.wire.protocol import decode_server, encode
 
 PG_ENV = "BAOHUANG_TEST_PG_URL"
 #: server flags that make games run as fast as clients answer
@@ -195,7 +196,11 @@ class Raw:
         await self.ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
 
     async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        """The next message; each is one of wire/protocol.py's ``ServerMessage`` Structs,
+        its text that Struct's encoding byte for byte."""
+        text = await asyncio.wait_for(self.ws.recv(), timeout)
+        assert encode(decode_server(text)) == text, text[:200]
+        message: dict[str, Any] = json.loads(text)
         self.seen.append(message)
         if message["type"] == "snapshot":
             self.view = dict(message["view"])

@@ -28,7 +28,7 @@ def test_a_clients_merged_view_is_the_engines_view(seed: int, preset: str) -> No
     seats: list[int | None] = [0, 1, 2, 3, 4]
     sent: list[render.Parts | None] = [game.view_update(s, 0)[:2] for s in range(5)]
     # each client's view as received: the snapshot, then every event's changes
-    views = [json.loads(json.dumps(render.snapshot(game, s, base=0, index=0)["view"]))
+    views = [json.loads(json.dumps(render.snapshot(game, s, base=0, index=0).view))
              for s in range(5)]
     kept: list[Kept] = [{} for _ in range(5)]
     decisions = 0

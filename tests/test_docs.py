@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +135,53 @@ def test_the_protocol_lists_every_client_message_in_one_table() -> None:
     rows = [line.split("`")[1] for line in lines[first + 2:end]]
     assert sorted(rows) == sorted(CLIENT_TYPES)
     assert not [line for line in lines[end:] if line.startswith("| `")]
+
+
+def _rows(section: str) -> dict[str, str]:
+    """A §4 table's rows by the message kind in their first cell."""
+    lines = section.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("| type"))
+    end = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
+    return {line.split("`")[1]: line for line in lines[first + 2:end]}
+
+
+def _missing_fields(union: Any, rows: dict[str, str]) -> list[str]:
+    """``kind.field`` for each field of each Struct of ``union`` (and of the Structs
+    its fields hold) that its row does not name, as `field` or "field"."""
+    import typing
+
+    import msgspec
+
+    def fields(cls: Any, prefix: str) -> list[tuple[str, Any]]:
+        out = []
+        for field in msgspec.structs.fields(cls):
+            out.append((prefix + field.encode_name, field.type))
+            for inner in (field.type, *typing.get_args(field.type)):
+                if isinstance(inner, type) and issubclass(inner, msgspec.Struct):
+                    out += fields(inner, prefix)
+        return out
+
+    missing = []
+    for cls in typing.get_args(union):
+        kind = str(cls.__struct_config__.tag)
+        row = rows.get(kind, "")
+        if not row:
+            missing.append(kind)
+        for name, _ in fields(cls, ""):
+            if f"`{name}`" not in row and f'"{name}"' not in row:
+                missing.append(f"{kind}.{name}")
+    return missing
+
+
+def test_the_protocol_names_every_field_of_every_message() -> None:
+    """docs/protocol.md §4.1 names each field of each client message (wire/protocol.py's
+    ``ClientMessage``), and §4.2 has a row for each kind of server message
+    (``ServerMessage``) naming each of its fields, those of the objects in it too."""
+    from baohuang.server.wire.protocol import SERVER_TYPES, ClientMessage, ServerMessage
+
+    text = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    client = _rows(text[text.index("### 4.1"):text.index("### 4.2")])
+    server = _rows(text[text.index("### 4.2"):text.index("### 4.3")])
+    assert _missing_fields(ClientMessage, client) == []
+    assert sorted(server) == sorted(SERVER_TYPES)
+    assert _missing_fields(ServerMessage, server) == []

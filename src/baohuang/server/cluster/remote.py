@@ -28,7 +28,14 @@ import msgspec
 from ..db.storage import Storage, UserRecord
 from ..table.inputs import ClientInput, Disconnect, Input, Route
 from ..table.subscriber import Subscriber
-from ..wire.protocol import Join, ProtocolError, decode_client, encode, error_message
+from ..wire.protocol import (
+    Join,
+    ProtocolError,
+    ServerMessage,
+    decode_client,
+    encode,
+    error_message,
+)
 
 __all__ = ["RelayHost", "RemoteClient", "RemoteRoute", "Switchboard", "next_id"]
 
@@ -155,7 +162,7 @@ class RemoteClient:
         self.sent += 1
         self.relay.publish(self.node, f"t|{self.route_id}|{self.sent}|{text}")
 
-    def send_json(self, message: dict[str, Any]) -> None:
+    def send_message(self, message: ServerMessage) -> None:
         self.send(encode(message))
 
     def error(self, code: str, message: str, ref: str | None = None) -> None:

@@ -33,7 +33,7 @@ from sqlalchemy.exc import DataError, IntegrityError, ProgrammingError, SQLAlche
 
 from ..db.storage import FencedWrite, Storage
 from ..metrics import ServerMetrics
-from ..wire.protocol import encode
+from ..wire.protocol import Pause, encode
 from .clock import Clock, sleep
 from .subscriber import Subscriber
 
@@ -78,10 +78,7 @@ class StoringTable(Protocol):
 
 def tell(table: StoringTable, paused: bool) -> None:
     """Every client at ``table``: the table pauses (or goes on)."""
-    message: dict[str, Any] = {"type": "pause", "paused": paused}
-    if paused:
-        message["reason"] = "database"
-    text = encode(message)
+    text = encode(Pause(paused=paused, reason="database" if paused else None))
     for conn in table.conns():
         conn.send(text)
 

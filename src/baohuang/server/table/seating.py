@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
@@ -21,17 +21,24 @@ from ..wire.protocol import (
     Act,
     AddBot,
     Chat,
+    Chatted,
     ClientMessage,
     Emote,
+    Emoted,
+    GameOver,
     Hosted,
     Join,
     Leave,
+    Left,
+    Ping,
+    Pong,
     Ready,
     RemoveBot,
     Resync,
     Sit,
     Stand,
     Start,
+    encode,
 )
 from .clock import Clock
 from .clubseats import club_refusal, is_member
@@ -85,7 +92,7 @@ class SeatingTable(Protocol):
     def conns(self) -> list[Subscriber]: ...
     def five_seated(self) -> bool: ...
     def deadline(self) -> float | None: ...
-    def game_over_message(self) -> dict[str, Any]: ...
+    def game_over_message(self) -> GameOver: ...
     def broadcast_table(self) -> None: ...
     def schedule(self) -> None: ...
     async def save_seats(self) -> None: ...
@@ -111,26 +118,34 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
             _to_watchers(table, conn)
     if isinstance(msg, Join):
         await join(table, conn, msg)
-    elif conn.table is not table:
+        return
+    if conn.table is not table:
         conn.error("not_joined", "send join first", _ref(msg))
-    elif isinstance(msg, Act):
-        await act(table, conn, msg)
-    elif isinstance(msg, Resync):
-        sync(table, conn, msg.version)
-    elif isinstance(msg, Hosted):
-        await hosted(table, conn, msg.on)
-    elif isinstance(msg, Leave):
-        await leave(table, conn)
-    elif isinstance(msg, Emote):
-        if not await muted(table, conn, "emote"):
-            emote(table, conn, msg.id)
-    elif isinstance(msg, Chat):
-        if not await muted(table, conn, "chat"):
-            chat(table, conn, msg.text)
-    elif isinstance(msg, Ready):
-        await ready(table, conn)
-    elif isinstance(msg, Sit | Stand | AddBot | RemoveBot | Start):
-        await lobby(table, conn, msg)
+        return
+    # (one case for each kind of ClientMessage: mypy checks that none is missing)
+    match msg:
+        case Act():
+            await act(table, conn, msg)
+        case Resync():
+            sync(table, conn, msg.version)
+        case Hosted():
+            await hosted(table, conn, msg.on)
+        case Leave():
+            await leave(table, conn)
+        case Emote():
+            if not await muted(table, conn, "emote"):
+                emote(table, conn, msg.id)
+        case Chat():
+            if not await muted(table, conn, "chat"):
+                chat(table, conn, msg.text)
+        case Ready():
+            await ready(table, conn)
+        case Sit() | Stand() | AddBot() | RemoveBot() | Start():
+            await lobby(table, conn, msg)
+        case Ping():              # (the transport answers it before it reaches a table)
+            conn.send_message(Pong())
+        case _:
+            assert_never(msg)
 
 
 async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
@@ -211,10 +226,10 @@ def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
         if text is not None:
             conn.send(text)               # (with the whole view)
     else:
-        conn.send_json(render.snapshot(game, conn.seat, base=table.base, index=table.index,
+        conn.send_message(render.snapshot(game, conn.seat, base=table.base, index=table.index,
                                        deadline=table.deadline(), hints=conn.hints))
     if game.is_over and table.recorded:
-        conn.send_json(table.game_over_message())
+        conn.send_message(table.game_over_message())
 
 
 async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
@@ -321,9 +336,9 @@ def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
                    f"{EMOTE_INTERVAL:g} seconds", "emote")
         return
     seat.emote_at = now
-    message = {"type": "emote", "seat": conn.seat, "id": phrase}
+    text = encode(Emoted(seat=conn.seat, id=phrase))
     for other in table.conns():
-        other.send_json(message)
+        other.send(text)
 
 
 def chat(table: SeatingTable, conn: Subscriber, text: str) -> None:
@@ -348,9 +363,9 @@ def chat(table: SeatingTable, conn: Subscriber, text: str) -> None:
                    "chat")
         return
     seat.chat_at = now
-    message = {"type": "chat", "seat": conn.seat, "text": clean}
+    text = encode(Chatted(seat=conn.seat, text=clean))
     for other in table.conns():
-        other.send_json(message)
+        other.send(text)
 
 
 def plain_text(text: str) -> str:
@@ -405,7 +420,7 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
         table.watch_away(seat)
     table.watchers.discard(conn)
     conn.table, conn.seat = None, None
-    conn.send_json({"type": "left", "table": table.id})
+    conn.send_message(Left(table=table.id))
     if dissolve and seat_index is not None:
         await table.dissolve_left(seat_index)
     table.broadcast_table()

@@ -6,7 +6,7 @@ is one; the table actor imports no transport.
 ...     def __init__(self) -> None:
 ...         self.user, self.table, self.seat, self.sent = None, None, None, []
 ...     def send(self, text: str) -> None: self.sent.append(text)
-...     def send_json(self, message: dict[str, Any]) -> None: self.send(str(message))
+...     def send_message(self, message: ServerMessage) -> None: self.send(str(message))
 ...     def error(self, code: str, message: str, ref: str | None = None) -> None: ...
 ...     def close(self, code: int, reason: str) -> None: ...
 >>> subscriber: Subscriber = Recorder()
@@ -16,9 +16,10 @@ is one; the table actor imports no transport.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..db.storage import UserRecord
+from ..wire.protocol import ServerMessage
 
 __all__ = ["Subscriber"]
 
@@ -36,8 +37,8 @@ class Subscriber(Protocol):
     def send(self, text: str) -> None:
         """Send one message (queued: a table never waits for a client)."""
 
-    def send_json(self, message: dict[str, Any]) -> None:
-        """Send one message given as JSON data."""
+    def send_message(self, message: ServerMessage) -> None:
+        """Send one message (docs/protocol.md §4.2), encoded."""
 
     def error(self, code: str, message: str, ref: str | None = None) -> None:
         """Refuse a message of this client (docs/protocol.md ``error``)."""

@@ -28,7 +28,7 @@ from ..db.storage import Storage
 from ..logs import fields, table_context
 from ..metrics import ServerMetrics
 from ..wire import render
-from ..wire.protocol import encode
+from ..wire.protocol import GameOver, TableMsg, You, encode
 from . import autoplay, seating
 from .clock import Clock, LoopClock, Timer
 from .dealing import new_match
@@ -240,7 +240,7 @@ class Table:
         autoplay.begin_turn(self, fresh=True)     # the first decision's clock starts with the deal
         deadline = self.deadline()
         for conn in self.conns():
-            conn.send_json(render.snapshot(game, conn.seat, base=self.base, index=self.index,
+            conn.send_message(render.snapshot(game, conn.seat, base=self.base, index=self.index,
                                            deadline=deadline, hints=conn.hints))
         self.broadcast_table()
         self.schedule()
@@ -330,7 +330,7 @@ class Table:
             conn.send(text)
         self.broadcast_table()
 
-    def game_over_message(self) -> dict[str, Any]:
+    def game_over_message(self) -> GameOver:
         game = self.game
         assert game is not None
         return render.game_over(game, base=self.base, index=self.index,
@@ -544,8 +544,8 @@ class Table:
                 "ready": self.ready_json(), "challenge": s.challenge, "club": s.club}
 
     def send_table(self, conn: Subscriber) -> None:
-        conn.send_json({"type": "table", "table": self.table_json(conn.seat),
-                        "you": {"seat": conn.seat, "watcher": conn.seat is None}})
+        conn.send_message(TableMsg(table=self.table_json(conn.seat),
+                                   you=You(seat=conn.seat, watcher=conn.seat is None)))
 
     def broadcast_table(self) -> None:
         now, grace = self.clock.now(), self.config.away_grace

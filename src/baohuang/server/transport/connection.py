@@ -13,14 +13,14 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from starlette.types import Send
 from starlette.websockets import WebSocket
 
 from ..db.storage import UserRecord
 from ..logs import CONNECTION_ID
-from ..wire.protocol import encode, error_message
+from ..wire.protocol import ServerMessage, encode, error_message
 
 if TYPE_CHECKING:
     from ..table.inputs import Route
@@ -97,7 +97,8 @@ class Connection:
             if not wake.done():
                 wake.set_result(None)
 
-    def send_json(self, message: dict[str, Any]) -> None:
+    def send_message(self, message: ServerMessage) -> None:
+        """Queue one message (docs/protocol.md §4.2), encoded."""
         self.send(encode(message))
 
     def error(self, code: str, message: str, ref: str | None = None) -> None:

@@ -15,7 +15,16 @@ from ..accounts.accounts import AccountError, token_digest, user_json
 from ..logs import fields
 from ..table.inputs import ClientInput, Disconnect, Route
 from ..table.privacy import is_table_id
-from ..wire.protocol import Join, Ping, ProtocolError, decode_client, message_type
+from ..wire.protocol import (
+    Hello,
+    Join,
+    Limits,
+    Ping,
+    Pong,
+    ProtocolError,
+    decode_client,
+    message_type,
+)
 from .connection import Connection
 from .security import cross_site_refusal, origin_allowed, refuse_handshake
 from .state import server_state, session_token, session_user
@@ -91,11 +100,11 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
     log.info("socket open", extra=fields(user=None if user is None else user.id,
                                          client=address))
     debug = log.isEnabledFor(logging.DEBUG)
-    conn.send_json({"type": "hello", "user": None if user is None else user_json(user),
-                    "limits": {"max_message_bytes": config.max_message_bytes,
-                               "rate_per_second": config.rate_per_second,
-                               "burst": config.burst},
-                    "now": time.time()})
+    conn.send_message(Hello(user=None if user is None else user_json(user),
+                            limits=Limits(max_message_bytes=config.max_message_bytes,
+                                          rate_per_second=config.rate_per_second,
+                                          burst=config.burst),
+                            now=time.time()))
     bucket = TokenBucket(config.rate_per_second, config.burst)
     used = state.sessions.used
 
@@ -181,7 +190,7 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             conn.error(exc.code, exc.message, message_type(data))
             return None
         if isinstance(msg, Ping):
-            conn.send_json({"type": "pong"})
+            conn.send_message(Pong())
         elif isinstance(msg, Join):
             if not is_table_id(msg.table):
                 return msg                            # (a code: counted, then joined)

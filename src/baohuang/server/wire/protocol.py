@@ -1,9 +1,13 @@
-"""WebSocket messages (docs/protocol.md §4) as msgspec tagged unions.
+"""Every WebSocket message (docs/protocol.md §4), each way a msgspec tagged union:
+:data:`ClientMessage` (client → server, §4.1) and :data:`ServerMessage` (server →
+client, §4.2), tagged by ``type``.
 
 Client messages are decoded with :func:`decode_client`, which raises
 :class:`ProtocolError` with a code from docs/protocol.md §4.3 naming what was
-wrong.  Server messages are built by the helpers at the end and encoded once
-per receiving seat.
+wrong.  Server messages are built as their Structs and encoded with :func:`encode`
+once per text (a move's ``update``, the message sent most, is written by
+``wire/render.py`` straight to text: the same bytes as its :class:`Update`'s,
+which a test checks over whole games).
 
 >>> decode_client(b'{"type":"join","table":"7KQ2PA","as":"watcher"}')
 Join(table='7KQ2PA', as_='watcher', version=None, hints=False)
@@ -29,23 +33,40 @@ __all__ = [
     "CHAT_MAX",
     "CLIENT_TYPES",
     "EMOTES",
+    "SERVER_TYPES",
     "Act",
     "AddBot",
     "Chat",
+    "Chatted",
     "ClientMessage",
     "Emote",
+    "Emoted",
+    "ErrorMsg",
+    "GameOver",
+    "Hello",
     "Hosted",
     "Join",
     "Leave",
+    "Left",
+    "Limits",
+    "MatchState",
+    "Pause",
     "Ping",
+    "Pong",
     "ProtocolError",
     "Ready",
     "RemoveBot",
     "Resync",
+    "ServerMessage",
     "Sit",
+    "Snapshot",
     "Stand",
     "Start",
+    "TableMsg",
+    "Update",
+    "You",
     "decode_client",
+    "decode_server",
     "encode",
     "error_message",
     "message_type",
@@ -161,8 +182,140 @@ CLIENT_TYPES: tuple[str, ...] = ("join", "sit", "stand", "add_bot", "remove_bot"
                                  "leave", "act", "hosted", "resync", "ping", "emote",
                                  "chat", "ready")
 
+# -- server -> client (docs/protocol.md §4.2) -------------------------------------------
+# (the field order is the order on the wire; a field that may be null is sent as null,
+# except where a Struct says ``omit_defaults``)
+
+class _Out(msgspec.Struct, tag_field="type"):
+    pass
+
+
+class Limits(msgspec.Struct):
+    """What a connection may send (docs/protocol.md §4.3)."""
+
+    max_message_bytes: int
+    rate_per_second: float
+    burst: int
+
+
+class Hello(_Out, tag="hello"):
+    """The first message on every connection: the session's user (``User``, §1, or
+    null), its limits, and the server's unix time (deadlines are counted against it)."""
+
+    user: dict[str, Any] | None
+    limits: Limits
+    now: float
+
+
+class Pong(_Out, tag="pong"):
+    """The answer to ``ping``."""
+
+
+class ErrorMsg(_Out, tag="error"):
+    """A message refused: ``code`` one of §4.3; ``ref`` the refused message's type when
+    it is a known one."""
+
+    code: str
+    message: str
+    ref: str | None = None
+
+
+class You(msgspec.Struct):
+    """Who the receiver of a ``table`` is: its seat, or a watcher."""
+
+    seat: int | None
+    watcher: bool
+
+
+class TableMsg(_Out, tag="table"):
+    """The table's state (TableState, §3) as the receiver's seat may see it."""
+
+    table: dict[str, Any]
+    you: You
+
+
+class Snapshot(_Out, tag="snapshot"):
+    """A seat's whole view (``View.to_dict()``, with the game's events, and ``hints``
+    when asked for)."""
+
+    version: int
+    game: int
+    deadline: float | None
+    view: dict[str, Any]
+
+
+class Update(_Out, tag="update"):
+    """The events after ``since`` and the fields of the receiver's view they changed
+    (written to text by ``render.broadcast``; this Struct gives its shape and reads it)."""
+
+    since: int
+    version: int
+    game: int
+    deadline: float | None
+    events: list[dict[str, Any]]
+    view: dict[str, Any]
+
+
+class MatchState(msgspec.Struct):
+    """Where a ``game_over`` leaves the match."""
+
+    games: int
+    played: int
+    over: bool
+    status: str
+    reason: str | None
+    hosted: list[int]
+
+
+class GameOver(_Out, tag="game_over"):
+    """A game's result (``Result.to_dict()``), the same for every receiver."""
+
+    version: int
+    game: int
+    result: dict[str, Any]
+    scored: bool
+    totals: list[int]
+    match: MatchState
+
+
+class Emoted(_Out, tag="emote"):
+    """A seated player's quick phrase (one of :data:`EMOTES`)."""
+
+    seat: int
+    id: str
+
+
+class Chatted(_Out, tag="chat"):
+    """A seated player's free text at a private table, cleaned."""
+
+    seat: int
+    text: str
+
+
+class Pause(_Out, tag="pause", omit_defaults=True):
+    """The table waits for its database (``paused``, ``reason: "database"``) or goes on
+    (``paused: false``, no ``reason``)."""
+
+    paused: bool
+    reason: str | None = None
+
+
+class Left(_Out, tag="left"):
+    """The answer to ``leave``."""
+
+    table: str
+
+
+ServerMessage = Hello | Pong | ErrorMsg | TableMsg | Snapshot | Update | GameOver | \
+    Emoted | Chatted | Pause | Left
+
+SERVER_TYPES: tuple[str, ...] = ("hello", "pong", "error", "table", "snapshot", "update",
+                                 "game_over", "emote", "chat", "pause", "left")
+
+
 _decoder: msgspec.json.Decoder[ClientMessage] = msgspec.json.Decoder(ClientMessage)
 _any_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+_server_decoder: msgspec.json.Decoder[ServerMessage] = msgspec.json.Decoder(ServerMessage)
 _encoder = msgspec.json.Encoder()
 
 
@@ -202,10 +355,23 @@ def message_type(data: bytes | str) -> str | None:
     return kind if isinstance(kind, str) and kind in CLIENT_TYPES else None
 
 
-def encode(message: dict[str, Any]) -> str:
-    """One server message as JSON text."""
+def encode(message: ServerMessage) -> str:
+    """One server message as JSON text.
+
+    >>> encode(Pause(paused=False))
+    '{"type":"pause","paused":false}'
+    >>> encode(ErrorMsg("stale", "version 3 is not the current version 4", "act"))
+    '{"type":"error","code":"stale","message":"version 3 is not the current version 4","ref":"act"}'
+    """
     return _encoder.encode(message).decode()
 
 
-def error_message(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "ref": ref}
+def decode_server(data: bytes | str) -> ServerMessage:
+    """One server message read back into its Struct (clients, tests); raises
+    ``msgspec.ValidationError`` or ``msgspec.DecodeError`` for anything else."""
+    return _server_decoder.decode(data)
+
+
+def error_message(code: str, message: str, ref: str | None = None) -> ErrorMsg:
+    """The ``error`` refusing a message (``ref``: its type, when known)."""
+    return ErrorMsg(code, message, ref)

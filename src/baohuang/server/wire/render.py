@@ -12,16 +12,16 @@ of them when there is none).
 >>> import baohuang as bh
 >>> game = bh.Game.new(seed=4)
 >>> snap = snapshot(game, 2, base=0, index=0)
->>> snap["version"] == game.version, len(snap["view"]["hand"]) > 0
+>>> snap.version == game.version, len(snap.view["hand"]) > 0
 (True, True)
 >>> shown = game.view_update(None, 0)[:2]
 >>> game.apply(game.legal_actions()[0])
->>> text, shown = update_text(game, None, base=0, index=0, since=snap["version"],
+>>> text, shown = update_text(game, None, base=0, index=0, since=snap.version,
 ...                           last=shown)
 >>> import json; message = json.loads(text)
->>> message["type"], message["since"] == snap["version"], message["version"] == game.version
+>>> message["type"], message["since"] == snap.version, message["version"] == game.version
 ('update', True, True)
->>> len(message["events"]) == game.version - snap["version"]
+>>> len(message["events"]) == game.version - snap.version
 True
 >>> sorted(message["view"])            # what this action changed in the watcher's view
 ['candidate', 'emperor', 'stage']
@@ -40,6 +40,7 @@ from ...engine.actions import Action, ActionKind
 from ...engine.game import Game
 from ...engine.hints import hint_indexes, revealing_cards
 from ...engine.views import FIELD_JSON, OWN_FIELDS, PUBLIC_FIELDS
+from .protocol import GameOver, MatchState, Snapshot
 
 __all__ = ["Parts", "Shared", "broadcast", "game_over", "snapshot", "update_text",
            "view_changes"]
@@ -91,7 +92,7 @@ _ACTION_TEXTS_MAX = 50_000
 
 
 def snapshot(game: Game, seat: int | None, *, base: int, index: int,
-             deadline: float | None = None, hints: bool = False) -> dict[str, Any]:
+             deadline: float | None = None, hints: bool = False) -> Snapshot:
     """The whole state for ``seat``: its view with the game's event list, when the
     decision awaited times out (``deadline``, as in an update), and with ``hints`` the
     hint order of its legal plays."""
@@ -100,8 +101,7 @@ def snapshot(game: Game, seat: int | None, *, base: int, index: int,
     if hints:
         data["hints"] = _hints(view.hand, view.legal_actions, view.role, view.guard_open,
                                view.called)
-    return {"type": "snapshot", "version": base + game.version, "game": index,
-            "deadline": deadline, "view": data}
+    return Snapshot(version=base + game.version, game=index, deadline=deadline, view=data)
 
 
 _CALLED, _GUARD_OPEN = PUBLIC_FIELDS.index("called"), PUBLIC_FIELDS.index("guard_open")
@@ -306,13 +306,13 @@ def _head(events: tuple[dict[str, Any], ...], since: int, index: int,
 
 def game_over(game: Game, *, base: int, index: int, scored: bool, totals: list[int],
               games: int, played: int, over: bool, status: str,
-              hosted: list[int] | None = None) -> dict[str, Any]:
+              hosted: list[int] | None = None) -> GameOver:
     """The ``game_over`` message (the same for every seat: the result is public);
     ``hosted``: the seats on 托管 that dissolved the match."""
     result = game.result
     assert result is not None
-    return {"type": "game_over", "version": base + game.version, "game": index,
-            "result": result.to_dict(), "scored": scored, "totals": list(totals),
-            "match": {"games": games, "played": played, "over": over, "status": status,
-                      "reason": "hosted" if status == "dissolved" else None,
-                      "hosted": list(hosted or [])}}
+    return GameOver(version=base + game.version, game=index, result=result.to_dict(),
+                    scored=scored, totals=list(totals),
+                    match=MatchState(games=games, played=played, over=over, status=status,
+                                     reason="hosted" if status == "dissolved" else None,
+                                     hosted=list(hosted or [])))
