@@ -165,7 +165,7 @@ def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> Non
             assert attacker[0].token is not None
             return player, raw, table, msg["version"], attacker[0].token
 
-        _player, raw, table, version, token = runner.run(setup())
+        player, _raw, table, version, token = runner.run(setup())
         # (the requests get a session of their own: they may log it out)
         rest_token = httpx.post(server.url + "/api/guest", json={"name": "rest"}).json()["token"]
 
@@ -195,8 +195,13 @@ def test_fuzzed_frames_and_requests_change_no_game(server: ServerProcess) -> Non
         fuzz()
 
         async def after() -> dict[str, Any]:
-            await raw.send({"type": "resync", "version": version})
-            return await raw.recv_type("snapshot")
+            # (from a new socket: the first one's loop stood still during the fuzzing,
+            # answering no keepalive ping, and a loaded server may have closed it)
+            back = await Raw.connect(server.url, player.token)
+            await back.send({"type": "join", "table": table["id"]})
+            snapshot = await back.recv_type("snapshot")
+            await back.close()
+            return snapshot
         snapshot = runner.run(after())
     finally:
         runner.close()
