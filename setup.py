@@ -26,7 +26,9 @@ from setuptools import setup
 #: The modules compiled: the engine's and the learning environment's step, and the
 #: server's path of a move (the table actor, its seats, turns and clock, the render of
 #: a move's updates, the connection's writer: ``bench/server.md``).  Left out, and why
-#: (mypyc's limits; ``bench/env.md``): ``engine/cards.py`` (``Card`` subclasses
+#: (mypyc's limits; ``bench/env.md``): ``engine/events.py`` (a seat's typed
+#: events are decoded into its msgspec Structs, whose field types msgspec cannot read
+#: once mypyc has compiled them), ``engine/cards.py`` (``Card`` subclasses
 #: ``int``, which mypyc compiles only as a plain Python class), ``engine/views.py`` (it
 #: sets ``View``'s slots through their descriptors, ``View.__dict__``; the values it puts
 #: in views are made by ``engine/viewvalues.py``, compiled), ``engine/rules.py``
@@ -45,7 +47,6 @@ COMPILED = [
     "src/baohuang/engine/roles.py",
     "src/baohuang/engine/game.py",
     "src/baohuang/engine/viewvalues.py",
-    "src/baohuang/engine/events.py",
     "src/baohuang/engine/scoring.py",
     "src/baohuang/env/actions.py",
     "src/baohuang/env/observation.py",
