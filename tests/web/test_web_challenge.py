@@ -54,8 +54,9 @@ def test_a_day_is_played_and_its_results_shown(browser: Browser, server: str) ->
         assert phone.get_by_test_id("challenge-deal").count() == today["count"]
         phone.goto("/")
         progress = phone.get_by_test_id("challenge-progress")
+        # (the lobby draws the panel once its request answers: until then there is none)
         phone.wait_for_function("() => document.querySelector("
-                                "'[data-testid=challenge-progress]').innerText.includes('0/')")
+                                "'[data-testid=challenge-progress]')?.innerText.includes('0/')")
         assert progress.inner_text().startswith(f"今日已打 0/{today['count']} 局")
         # the deal screen says which deal of how many
         phone.get_by_test_id("challenge-link").click()

@@ -14,7 +14,7 @@
 // element drawn anew would start its motion again), fixed over the trick area: it takes
 // no room, catches no pointer, and nothing on the table moves when it comes or goes.
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { onLangChange, t } from './i18n.js';
 import { describeEvent } from './events.js';
 import { outcomeKey, outcomeOf } from './scoresheet.js';
 
@@ -94,6 +94,8 @@ export function clearMoments() {
   shown.el.remove();
   shown = null;
 }
+// (a moment is said in the language it came in: none stays when the language changes)
+onLangChange(clearMoments);
 
 // What a moment must leave uncovered: the score sheet's and a decision's buttons, the
 // 准备 block, the play buttons and the turn line ("轮到你出牌").
