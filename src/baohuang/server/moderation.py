@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .accounts.accounts import hash_password
+from .db.moderation import muted_text
 from .db.storage import Storage, UserRecord
 from .table.inputs import CloseTable
 
@@ -79,21 +80,6 @@ def check_reason(text: object) -> str:
         raise ModerationError(400, "bad_reason", "a reason may not contain control "
                               "characters")
     return text
-
-
-def muted_text(until: float | None, now: float) -> str | None:
-    """What a muted (禁言) player is told when he chats — at a table or in a club — or
-    None if he is not muted at ``now``.
-
-    >>> muted_text(None, 0.0), muted_text(60.0, 60.0)
-    (None, None)
-    >>> muted_text(86400.0, 0.0)
-    'a moderator has muted you: no chat or quick phrases until 1970-01-02 00:00 UTC'
-    """
-    if until is None or until <= now:
-        return None
-    return "a moderator has muted you: no chat or quick phrases until " + \
-        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until))
 
 
 def _positive(body: dict[str, Any], key: str) -> int | None:

@@ -22,7 +22,7 @@ from .models import (
     users,
 )
 
-__all__ = ["ModerationStore", "deleted_name"]
+__all__ = ["ModerationStore", "deleted_name", "muted_text"]
 
 
 def deleted_name(user_id: int) -> str:
@@ -215,3 +215,18 @@ class ModerationStore(Database):
         rows = await self._read(select(func.count()).select_from(reports)
                                 .where(reports.c.status == "open"))
         return int(rows[0][0])
+
+
+def muted_text(until: float | None, now: float) -> str | None:
+    """What a muted (禁言) player is told when he chats — at a table or in a club — or
+    None if he is not muted at ``now``.
+
+    >>> muted_text(None, 0.0), muted_text(60.0, 60.0)
+    (None, None)
+    >>> muted_text(86400.0, 0.0)
+    'a moderator has muted you: no chat or quick phrases until 1970-01-02 00:00 UTC'
+    """
+    if until is None or until <= now:
+        return None
+    return "a moderator has muted you: no chat or quick phrases until " + \
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until))

@@ -12,9 +12,9 @@ from ...engine.actions import Action, ActionKind, ActionParseError
 from ...engine.game import Game
 from ...engine.state import IllegalAction
 from ..config import ServerConfig
+from ..db.moderation import muted_text
 from ..db.storage import Storage
 from ..metrics import ServerMetrics
-from ..moderation import muted_text
 from ..wire import render
 from ..wire.protocol import (
     EMOTES,

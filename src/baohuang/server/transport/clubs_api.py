@@ -26,8 +26,8 @@ from ..clubs.club import (
     new_code,
 )
 from ..clubs.ledger import PERIODS, evening_window, leaderboard, period_start, role_of
+from ..db.moderation import muted_text
 from ..db.storage import UserRecord
-from ..moderation import muted_text
 from ..table.lobby import LobbyError, check_spec
 from ..table.seating import EMOTE_INTERVAL
 from ..wire.protocol import CHAT_MAX
