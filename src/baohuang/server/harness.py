@@ -29,7 +29,7 @@ from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
 
 __all__ = ["LOAD_LIMITS", "ServerProcess", "ServerThread", "free_port", "lifespan",
-           "pg_database"]
+           "listening_socket", "pg_database"]
 
 T = TypeVar("T")
 
@@ -52,6 +52,25 @@ async def lifespan(receive: Any, send: Any) -> None:
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def listening_socket(host: str = "127.0.0.1", *, send_buffer: int | None = None
+                     ) -> socket.socket:
+    """A TCP socket bound to a free port of ``host``, for uvicorn to listen on.
+
+    It is made with ``IPPROTO_TCP`` named: asyncio turns Nagle's algorithm off
+    (``TCP_NODELAY``) only on sockets that say they are TCP, and accepted sockets take
+    the listening one's protocol.  Left on, a message the server writes in two parts
+    (a WebSocket frame's head, then its body) waits for the peer's delayed
+    acknowledgement, 40 ms — as on ``baohuang serve``'s sockets, which asyncio makes,
+    it never does.  ``send_buffer``: the kernel send buffer of every accepted socket
+    (bytes; they inherit it)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if send_buffer is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+    sock.bind((host, 0))
+    return sock
 
 
 def free_port() -> int:
@@ -86,11 +105,7 @@ class ServerThread:
         return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> ServerThread:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if self.send_buffer is not None:      # inherited by accepted sockets
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
-        sock.bind(("127.0.0.1", 0))
+        sock = listening_socket(send_buffer=self.send_buffer)
         self.port = sock.getsockname()[1]
         self.app = app = create_app(self.config, self.static_dir, clocks=self.clocks)
         self._server = uvicorn.Server(uvicorn_config(app, self.config, "127.0.0.1", self.port,
