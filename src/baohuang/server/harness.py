@@ -1,15 +1,13 @@
 """Running a real server on loopback for tests and benchmarks: in a thread of
 this process (:class:`ServerThread`) or as a separate ``baohuang serve``
-process that can be killed (:class:`ServerProcess`)."""
+process that can be killed (:class:`~.children.ServerProcess`, kept with the other
+child processes, as ``baohuang cluster`` starts its nodes with it too)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -18,12 +16,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-import httpx
 import uvicorn
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 
-from .children import ChildProcess
+from .children import ServerProcess, free_port
 from .config import ServerConfig
 from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
@@ -71,13 +68,6 @@ def listening_socket(host: str = "127.0.0.1", *, send_buffer: int | None = None
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
     sock.bind((host, 0))
     return sock
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 class ServerThread:
@@ -148,38 +138,6 @@ class ServerThread:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=30)
-
-
-class ServerProcess(ChildProcess):
-    """``baohuang serve`` as a child process (to be killed and restarted)."""
-
-    def __init__(self, db_url: str, port: int | None = None, *args: str,
-                 log: Path | None = None) -> None:
-        self.db_url = db_url
-        self.port = port or free_port()
-        self.args = args
-        self.log = log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 120.0) -> None:
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "baohuang.cli", "serve", "--port", str(self.port),
-             "--db", self.db_url, "--log-level", "warning", *self.args],
-            stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            time.sleep(0.05)
-        raise TimeoutError("the server did not answer within the timeout")
 
 
 @contextlib.contextmanager
