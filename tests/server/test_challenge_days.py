@@ -109,3 +109,15 @@ def test_the_easy_level_is_not_one_of_them() -> None:
     first = [make_bot("easy", seed=1).choose(v, legal) for v, legal, _ in positions]
     second = [make_bot("easy", seed=2).choose(v, legal) for v, legal, _ in positions]
     assert first != second
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=2, max_size=12))
+def test_players_equal_over_the_day_share_a_rank(values: list[int]) -> None:
+    """Each of ``len(values)`` deals gives every player one of the scores, a different one
+    each time: over the day all are equal and all rank first, in whatever order each
+    player's matchpoints add up."""
+    n = len(values)
+    results = {deal: [(user, f"p{user}", values[(user + deal) % n]) for user in range(n)]
+               for deal in range(n)}
+    assert {s.rank for s in ranking(results)} == {1}

@@ -34,6 +34,7 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 __all__ = ["Deal", "Standing", "day_bounds", "day_of", "deal_of", "differences",
@@ -81,16 +82,24 @@ def day_bounds(day: str, zone: str) -> tuple[float, float]:
 
 def matchpoints(scores: Sequence[int]) -> list[float]:
     """Each score's share of the other scores it beats, a tie counting half."""
-    if len(scores) == 1:
-        return [0.5]
-    others = len(scores) - 1
-    return [(sum(1.0 for o in scores if o < s) + 0.5 * (sum(1 for o in scores if o == s) - 1))
-            / others for s in scores]
+    return [float(mp) for mp in _exact_matchpoints(scores)]
 
 
 def differences(scores: Sequence[int]) -> list[float]:
     """Each score less the mean of all the scores on the deal."""
-    mean = sum(scores) / len(scores)
+    return [float(diff) for diff in _exact_differences(scores)]
+
+
+def _exact_matchpoints(scores: Sequence[int]) -> list[Fraction]:
+    if len(scores) == 1:
+        return [Fraction(1, 2)]
+    others = len(scores) - 1
+    return [Fraction(2 * sum(1 for o in scores if o < s) + sum(1 for o in scores if o == s) - 1,
+                     2 * others) for s in scores]
+
+
+def _exact_differences(scores: Sequence[int]) -> list[Fraction]:
+    mean = Fraction(sum(scores), len(scores))
     return [s - mean for s in scores]
 
 
@@ -125,27 +134,29 @@ def ranking(results: Mapping[int, Sequence[tuple[int, str, int]]]) -> list[Stand
      {'user_id': 8, 'name': 'b', 'played': 2, 'matchpoints': 0.25, 'difference': -1.5,
       'rank': 2}]
     """
-    points: dict[int, list[float]] = {}
-    diffs: dict[int, list[float]] = {}
+    # (summed as fractions: two players equal in both share a rank, however the sums'
+    # floats would have rounded)
+    points: dict[int, list[Fraction]] = {}
+    diffs: dict[int, list[Fraction]] = {}
     names: dict[int, str] = {}
     for rows in results.values():
         scores = [score for _, _, score in rows]
-        for (user, name, _), mp, diff in zip(rows, matchpoints(scores), differences(scores),
-                                             strict=True):
+        for (user, name, _), mp, diff in zip(rows, _exact_matchpoints(scores),
+                                             _exact_differences(scores), strict=True):
             points.setdefault(user, []).append(mp)
             diffs.setdefault(user, []).append(diff)
             names[user] = name
-    table = sorted((Standing(user, names[user], len(mps), sum(mps) / len(mps),
-                             sum(diffs[user]) / len(mps)) for user, mps in points.items()),
-                   key=lambda s: (-s.matchpoints, -s.difference, s.user_id))
+    means = {user: (sum(mps, Fraction(0)) / len(mps), sum(diffs[user], Fraction(0)) / len(mps))
+             for user, mps in points.items()}
+    order = sorted(means, key=lambda user: (-means[user][0], -means[user][1], user))
     ranked: list[Standing] = []
-    for index, standing in enumerate(table):
+    for index, user in enumerate(order):
         before = ranked[-1] if ranked else None
-        same = before is not None and (before.matchpoints, before.difference) == \
-            (standing.matchpoints, standing.difference)
+        same = before is not None and means[before.user_id] == means[user]
         rank = before.rank if same and before is not None else index + 1
-        ranked.append(Standing(standing.user_id, standing.name, standing.played,
-                               standing.matchpoints, standing.difference, rank))
+        mp, diff = means[user]
+        ranked.append(Standing(user, names[user], len(points[user]), float(mp), float(diff),
+                               rank))
     return ranked
 
 
