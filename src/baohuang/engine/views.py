@@ -105,13 +105,14 @@ class View:
         """Plain JSON values only (each field as :data:`FIELD_JSON` makes it)."""
         return VIEW_CODEC.encode(self)
 
-    def seen(self) -> list[Seen]:
+    def seen(self, start: int = 0) -> list[Seen]:
         """The events typed (:class:`~baohuang.engine.events.Seen`): what bots and
-        clients read, by :class:`~baohuang.engine.events.EventKind` and payload class."""
+        clients read, by :class:`~baohuang.engine.events.EventKind` and payload class;
+        from the ``start``-th on (a reader that has read the others)."""
         events = self.events
         if isinstance(events, EventLog):
-            return events.seen()
-        return [seen_event(ev) for ev in events]
+            return events.seen(start)
+        return [seen_event(ev) for ev in events[start:]]
 
 
 def field_parts(cls: type[View]) -> tuple[tuple[str, ...], tuple[str, ...]]:
