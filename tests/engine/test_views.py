@@ -237,3 +237,32 @@ def test_a_changed_hand_is_shown_in_order(before: list[bh.Card], gone: set[int],
         if card not in hand:
             hand[card] = n
     assert _less(shown, hand) == tuple(sorted(hand.elements()))
+
+
+def test_the_view_parts_are_declared_once_by_name_and_type() -> None:
+    """A view's public and own values are NamedTuples declared with View's names, order
+    and types, made by name: every value is where its name says, for every seat of
+    every stage; a part that gives a field another type than View's is refused."""
+    from typing import NamedTuple
+
+    from baohuang.engine.views import View, types_alike
+    from baohuang.engine.viewvalues import OwnValues, PublicValues
+
+    for preset in ("shandong", "wurenju"):
+        game = Game.new(rules(preset), seed=7)
+        while True:
+            for seat in (None, *range(5)):
+                view = game.view(seat)
+                public, own = game.view_values(seat)
+                assert isinstance(public, PublicValues) and isinstance(own, OwnValues)
+                assert public._asdict() == {n: getattr(view, n) for n in PublicValues._fields}
+                assert own._asdict() == {n: getattr(view, n) for n in OwnValues._fields}
+            if game.is_over:
+                break
+            game.apply(random.Random(game.version).choice(game.legal_actions()))
+
+    class Wrong(NamedTuple):
+        kicks: str                                  # View says int
+
+    assert types_alike(View, PublicValues, OwnValues)
+    assert not types_alike(View, Wrong)
