@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Final, NamedTuple, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from .actions import Action, ActionKind
 from .cards import CARD_BY_TEXT, Card, parse_card
@@ -23,6 +23,7 @@ from .events import EventKind, Play, Seen, SeenEvent
 from .lastplay import LastPlay
 from .scoring import stake_of
 from .state import GameState, Stage
+from .viewparts import OWN_ORDER, PUBLIC_ORDER, OwnValues, PublicValues
 
 __all__ = [
     "OWN_ORDER",
@@ -45,54 +46,6 @@ _GUARD: Final = Stage.GUARD
 _EMPEROR: Final = Stage.EMPEROR
 #: stages in which nobody is the Guard yet, as far as any view shows
 _BEFORE_GUARD: Final = frozenset((Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL))
-
-class PublicValues(NamedTuple):
-    """The values every seat's view of one game state holds alike: ``View``'s ``Public``
-    fields, declared here once, in ``View``'s order and with its types (:mod:`.views`
-    refuses to import when they differ), and made by name (:func:`_public`), so that no
-    value can land in another's place."""
-
-    stage: Stage
-    dealer: int
-    deal_no: int
-    rules: dict[str, Any]
-    hand_counts: tuple[int, ...]
-    candidate: int | None
-    emperor: int | None
-    called: Card | None
-    guard_open: bool
-    rebels: tuple[int, ...]
-    kicks: int
-    stake: int
-    leader: int | None
-    last_play: LastPlay | None
-    out: tuple[int, ...]
-    left: tuple[int, ...]
-    played: tuple[Card, ...]
-    result: dict[str, Any] | None
-    hands: dict[int, tuple[Card, ...]]
-
-
-class OwnValues(NamedTuple):
-    """The values of a seat's view that are its own but its events: ``View``'s other
-    fields, declared here once as :class:`PublicValues` is, made by name
-    (:func:`own_values`)."""
-
-    seat: int | None
-    to_act: int | None
-    hand: tuple[Card, ...]
-    guard: int | None
-    role: str | None
-    solo: str | None
-    legal_actions: tuple[Action, ...]
-    choice_stakes: tuple[int, ...]
-
-
-#: the fields of View whose values public_values() makes, in its order
-PUBLIC_ORDER: Final = PublicValues._fields
-#: the fields of View whose values own_values() makes, in its order
-OWN_ORDER: Final = OwnValues._fields
-
 
 class _Public:
     """What every seat's view of one game state shares (made once per event count;
