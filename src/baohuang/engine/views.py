@@ -128,9 +128,9 @@ def field_parts(cls: type[View]) -> tuple[tuple[str, ...], tuple[str, ...]]:
                          if f.name not in public and f.name != "events")
 
 
-def types_alike(view: type[View], *parts: type[tuple[Any, ...]]) -> bool:
-    """Whether the NamedTuples ``parts`` (:class:`~.viewvalues.PublicValues`,
-    :class:`~.viewvalues.OwnValues`) give each of their fields ``view``'s type for it
+def types_alike(view: type[View], *parts: type) -> bool:
+    """Whether the classes ``parts`` (:class:`~.viewparts.PublicValues`,
+    :class:`~.viewparts.OwnValues`) give each of their fields ``view``'s type for it
     (``Public[T]`` is ``T``)."""
     hints = get_type_hints(view)
     return all(hints.get(name) == of for part in parts

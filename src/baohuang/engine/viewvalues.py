@@ -4,11 +4,12 @@ one or two a decision for a learning environment), in a module of its own so tha
 compiled build (``setup.py``) compiles it; :mod:`.views` keeps the :class:`View` type,
 its assembly and its JSON form, and re-exports these.
 
-:class:`PublicValues` and :class:`OwnValues` declare the fields of ``View`` whose
-values :func:`public_values` and :func:`own_values` make, by name (their orders:
-:data:`PUBLIC_ORDER`, :data:`OWN_ORDER`); :mod:`.views` checks on import that they
-are ``View``'s ``Public`` fields and its others but ``events``, in field order and
-with ``View``'s types (a field added to ``View`` is added here too).
+:class:`~.viewparts.PublicValues` and :class:`~.viewparts.OwnValues` (:mod:`.viewparts`)
+declare the fields of ``View`` whose values :func:`public_values` and :func:`own_values`
+make, by name, and hand on as tuples in their orders (:data:`PUBLIC_ORDER`,
+:data:`OWN_ORDER`); :mod:`.views` checks on import that they are ``View``'s ``Public``
+fields and its others but ``events``, in field order and with ``View``'s types (a field
+added to ``View`` is added there too).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .events import EventKind, Play, Seen, SeenEvent
 from .lastplay import LastPlay
 from .scoring import stake_of
 from .state import GameState, Stage
-from .viewparts import OWN_ORDER, PUBLIC_ORDER, OwnValues, PublicValues
+from .viewparts import OWN_ORDER, PUBLIC_ORDER, OwnValues, PublicValues, values
 
 __all__ = [
     "OWN_ORDER",
@@ -39,6 +40,7 @@ __all__ = [
 
 _T = TypeVar("_T")
 _new_tuple: Final = tuple.__new__
+_values: Final = values
 _OVER: Final = Stage.OVER
 _PLAY_EVENT: Final = EventKind.PLAY
 _PLAY: Final = Stage.PLAY
@@ -57,7 +59,7 @@ class _Public:
 
     def __init__(self, seen: int, played: list[Card], played_cards: tuple[Card, ...],
                  hand_counts: tuple[int, ...], rebels: tuple[int, ...], out: tuple[int, ...],
-                 left: tuple[int, ...], last_play: LastPlay | None, view: PublicValues | None,
+                 left: tuple[int, ...], last_play: LastPlay | None, view: tuple[Any, ...] | None,
                  counts: list[list[int]] | None, hand_changes: tuple[int, ...],
                  last: Any) -> None:
         self.seen = seen                           # len(st.events) it was made at
@@ -149,7 +151,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     if rules is None:
         rules = vc.rules = st.rules.to_dict()
     result = st.result
-    view = PublicValues(
+    view = _values(PublicValues(
         stage=stage, dealer=st.dealer, deal_no=st.deal_no, rules=rules,
         hand_counts=hand_counts, candidate=st.candidate if stage is _EMPEROR else None,
         emperor=st.emperor, called=st.called, guard_open=st.guard_open, rebels=rebels,
@@ -157,7 +159,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
         last_play=last_play, out=out, left=left, played=played_cards,
         result=None if result is None else result.to_dict(),
         hands={s: sorted_hand(st, s, vc) for s in range(5) if st.hands[s]}
-        if stage is _OVER else {})
+        if stage is _OVER else {}))
     public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
                      view, counts, hand_changes, last)
     vc.public = public
@@ -225,7 +227,7 @@ def _public_events(st: GameState, seen: int, vc: ViewCache) -> list[SeenEvent | 
     return public
 
 
-def public_values(st: GameState, vc: ViewCache) -> PublicValues:
+def public_values(st: GameState, vc: ViewCache) -> tuple[Any, ...]:
     """The values of :data:`PUBLIC_ORDER` in every view of ``st``: one tuple, the same
     object for every seat's view (a server compares the views it sends move by move:
     the public part once for all seats)."""
@@ -239,7 +241,7 @@ def public_values(st: GameState, vc: ViewCache) -> PublicValues:
 
 
 def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
-               vc: ViewCache) -> OwnValues:
+               vc: ViewCache) -> tuple[Any, ...]:
     """The values of :data:`OWN_ORDER` in ``seat``'s view of ``st`` (its events come
     apart: :func:`events_seen`)."""
     stage = st.stage
@@ -264,10 +266,10 @@ def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
     to_act = st.to_act
     if stage is _GUARD and seat != to_act:
         to_act = None
-    return OwnValues(
+    return _values(OwnValues(
         seat=seat, to_act=to_act, hand=sorted_hand(st, seat, vc) if seat is not None else (),
         guard=guard_seen, role=role, solo=solo, legal_actions=tuple(legal) if legal else (),
-        choice_stakes=choice_stakes(st, legal) if legal and stage is not _PLAY else ())
+        choice_stakes=choice_stakes(st, legal) if legal and stage is not _PLAY else ()))
 
 
 def choice_stakes(st: GameState, legal: Sequence[Action]) -> tuple[int, ...]:

@@ -167,7 +167,7 @@ def _own_changes(new: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]
     >>> import baohuang as bh
     >>> game = bh.Game.new(seed=1)
     >>> own = game.view_values(0)[1]
-    >>> _own_changes(own._replace(to_act=4), own)
+    >>> _own_changes((own[0], 4, *own[2:]), own)
     ['"to_act":4']
     """
     if old is None:
