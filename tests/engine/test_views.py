@@ -6,6 +6,7 @@ import json
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from helpers import A, act, actor, examples, find_game, play_in_order, rules, stage, through_roles
 from hypothesis import given, settings
@@ -237,3 +238,34 @@ def test_a_changed_hand_is_shown_in_order(before: list[bh.Card], gone: set[int],
         if card not in hand:
             hand[card] = n
     assert _less(shown, hand) == tuple(sorted(hand.elements()))
+
+
+def test_the_view_parts_are_declared_once_by_name_and_type() -> None:
+    """A view's public and own values are declared with View's names, order and types
+    and made by name, so every value is where its name says, for every seat of every
+    stage; a part that gives a field another type than View's is refused, and so is a
+    value given under a name the part does not declare."""
+    from baohuang.engine.viewparts import OwnValues, PublicValues
+    from baohuang.engine.views import OWN_FIELDS, PUBLIC_FIELDS, View, types_alike
+
+    assert PublicValues.__struct_fields__ == PUBLIC_FIELDS
+    assert OwnValues.__struct_fields__ == OWN_FIELDS
+    for preset in ("shandong", "wurenju"):
+        game = Game.new(rules(preset), seed=7)
+        while True:
+            for seat in (None, *range(5)):
+                view = game.view(seat)
+                public, own = game.view_values(seat)
+                assert public == tuple(getattr(view, n) for n in PUBLIC_FIELDS)
+                assert own == tuple(getattr(view, n) for n in OWN_FIELDS)
+            if game.is_over:
+                break
+            game.apply(random.Random(game.version).choice(game.legal_actions()))
+
+    class Wrong(msgspec.Struct):
+        kicks: str                                  # View says int
+
+    assert types_alike(View, PublicValues, OwnValues)
+    assert not types_alike(View, Wrong)
+    with pytest.raises(TypeError, match="seats"):
+        OwnValues(seats=1)                          # type: ignore[call-arg]

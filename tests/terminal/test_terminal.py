@@ -18,6 +18,7 @@ from rich.console import Console
 import baohuang as bh
 from baohuang import Action, ActionKind, Game, Match, RuleSet, Stage
 from baohuang.bots import hosted_action, make_bot
+from baohuang.engine.events import EventKind, seen_event
 from baohuang.terminal.input import (
     Cards,
     parse_bots,
@@ -288,12 +289,14 @@ def test_every_event_a_seat_sees_has_its_own_line() -> None:
                 assert seat is not None
                 game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
             text = Text(Lang.BOTH, me=0)
-            for ev in game.events_for(0):
+            for ev in game.view(0).seen():
                 line = plain(describe_event(ev, text))
-                if ev["type"] in ("deal", "over"):
+                if ev.kind in (EventKind.DEAL, EventKind.OVER):
                     assert line is None
                 else:
-                    assert ev["type"] in EVENT_HANDLERS and line, (ev, line)
+                    assert ev.kind in EVENT_HANDLERS and line, (ev, line)
+    # every kind an event can have but the two shown otherwise has its line
+    assert set(EVENT_HANDLERS) == set(EventKind) - {EventKind.DEAL, EventKind.OVER}
 
 
 WURENJU = RuleSet.preset("wurenju")
@@ -357,14 +360,17 @@ def test_the_tehua_parses_prints_and_sorts_first() -> None:
     assert parse_play_input("TH 9 9", hints=3) == Cards("TH 9 9")
     assert hand_groups(bh.parse_cards("9 BJ TH SJ* 2")) == [
         ("TH", 1), ("BJ", 1), ("SJ*", 1), ("2", 1), ("9", 1)]
-    line = plain(describe_event({"type": "play", "seat": 2, "cards": ["TH", "BJ", "9", "9"]},
+    line = plain(describe_event(seen_event({"type": "play", "seat": 2,
+                                            "cards": ["TH", "BJ", "9", "9"]}),
                                 Text(Lang.EN, me=0)))
     assert line == "Seat 2 plays TH BJ 9 9"
     call = {"type": "call", "seat": 1, "card": "9h"}
-    assert "becomes the tehua TH" in (plain(describe_event(call, Text(Lang.EN, 0, tehua=True)))
+    assert "becomes the tehua TH" in (plain(describe_event(seen_event(call),
+                                                           Text(Lang.EN, 0, tehua=True)))
                                       or "")
-    assert "TH" not in (plain(describe_event(call, Text(Lang.EN, 0))) or "")
-    mine = plain(describe_event({**call, "tehua": "TH"}, Text(Lang.ZH, 0, tehua=True))) or ""
+    assert "TH" not in (plain(describe_event(seen_event(call), Text(Lang.EN, 0))) or "")
+    mine = plain(describe_event(seen_event({**call, "tehua": "TH"}),
+                                Text(Lang.ZH, 0, tehua=True))) or ""
     assert "特画" in mine and "你是侍卫" in mine
 
 

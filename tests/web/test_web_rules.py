@@ -27,16 +27,18 @@ from web.support import (
 )
 
 
-def _selection_cases() -> list[tuple[dict[str, Any], list[str], bool]]:
+def _selection_cases() -> list[tuple[dict[str, Any], list[str], bool, str | None]]:
     """Real play-phase views with selections (legal plays and random picks from the hand),
-    each with whether the engine accepts that play."""
+    each with whether the engine accepts that play and the engine's reason if not
+    (``engine/refusals.py``)."""
     import random
 
     import baohuang as bh
     from baohuang.bots import make_bot
+    from baohuang.engine.refusals import refusal
 
     rng = random.Random(11)
-    cases: list[tuple[dict[str, Any], list[str], bool]] = []
+    cases: list[tuple[dict[str, Any], list[str], bool, str | None]] = []
     variants = [("shandong", {}), ("lianzhong_classic", {}),
                 ("shandong", {"kaopai": True, "hold_sixes": True, "jokers_with_twos": True}),
                 ("wurenju", {})]     # the Guard's 特画 TH
@@ -48,12 +50,13 @@ def _selection_cases() -> list[tuple[dict[str, Any], list[str], bool]]:
             assert seat is not None
             legal = game.legal_actions()
             if game.stage is bh.Stage.PLAY and rng.random() < 0.2:
-                view = game.view(seat).to_dict()
+                seen = game.view(seat)
+                view = seen.to_dict()
                 del view["events"]
                 hand: list[str] = view["hand"]
                 plays = [a for a in legal if a.kind is bh.ActionKind.PLAY]
                 for action in rng.sample(plays, min(2, len(plays))):
-                    cases.append((view, [str(c) for c in action.cards], True))
+                    cases.append((view, [str(c) for c in action.cards], True, None))
                 for _ in range(4):
                     held = sorted({c.rstrip("*").rstrip("shdc") for c in hand})
                     ranks = rng.sample(held, k=1 if rng.random() < 0.7 else min(2, len(held)))
@@ -66,28 +69,56 @@ def _selection_cases() -> list[tuple[dict[str, Any], list[str], bool]]:
                         ok = True
                     except bh.IllegalAction:
                         ok = False
-                    cases.append((view, selection, ok))
+                    why = refusal(seen, selection)
+                    cases.append((view, selection, ok, None if why is None else why[0].value))
             game.apply(bots[seat].choose(game.view(seat), legal))
     return cases
 
 
 def test_selection_check_agrees_with_the_engine(page: Page) -> None:
-    """The client's check of a selection (before sending) says what the engine says."""
+    """The client's check of a selection (before sending) says what the engine says, for
+    the engine's reason, in the engine's words (served by /api/rules) in both languages."""
+    from baohuang.engine.refusals import REFUSAL_TEXTS, Refusal
+
     cases = _selection_cases()
-    assert sum(ok for _, _, ok in cases) > 50 and sum(not ok for _, _, ok in cases) > 50
+    assert sum(ok for _, _, ok, _ in cases) > 50 and sum(not ok for _, _, ok, _ in cases) > 50
     page.goto("/")
     answers = page.evaluate("""async (cases) => {
       const m = await import('/cards.js');
-      const zh = (await import('/i18n/zh.js')).default;
+      await m.servedRules;
+      const { DICTS } = await import('/i18n.js');
       return cases.map(([view, selection]) => {
         const r = m.checkSelection(selection, m.readView(view));   // (as received)
-        return [r.ok, r.ok || r.reason in zh];
+        return [r.ok, r.ok ? null : r.reason,
+                r.ok ? null : [DICTS.zh[r.reason], DICTS.en[r.reason]]];
       });
-    }""", [[view, selection] for view, selection, _ in cases])
-    wrong = [(sel, ok) for (_, sel, ok), (said, _) in zip(cases, answers, strict=True)
-             if said != ok]
+    }""", [[view, selection] for view, selection, _, _ in cases])
+    wrong = [(sel, ok, why, said) for (_, sel, ok, why), said in zip(cases, answers, strict=True)
+             if said[:2] != [ok, why]]
     assert wrong == []
-    assert all(has_text for _, has_text in answers)
+    for _, why, texts in answers:
+        if why is not None:
+            assert texts == list(REFUSAL_TEXTS[Refusal(why)])
+
+
+def test_the_card_counter_counts_the_engines_decks(page: Page) -> None:
+    """The 记牌器's deck counts are the engine's, for every deck (and the deck of a view
+    without one is the option's default)."""
+    from baohuang import RuleSet
+    from baohuang.engine.cards import Deck
+    from baohuang.engine.refusals import deck_counts
+
+    page.goto("/")
+    counts = page.evaluate("""async (decks) => {
+      const m = await import('/cards.js');
+      await m.servedRules;
+      const served = await (await fetch('/api/rules')).json();
+      return [decks.map((deck) => m.deckCounts({ deck })), m.deckCounts({}), served.decks];
+    }""", [deck.value for deck in Deck])
+    engine = [{str(r): n for r, n in deck_counts(deck).items()} for deck in Deck]
+    assert counts[0] == engine
+    assert counts[2] == dict(zip([deck.value for deck in Deck], engine, strict=True))
+    assert counts[1] == {str(r): n for r, n in deck_counts(RuleSet().deck).items()}
 
 
 # -- 五人局 (wurenju): its options in the form, the 特画 TH, a draw -------------------------

@@ -326,19 +326,20 @@ class EventLog(Sequence[SeenEvent]):
         #: the typed forms of ``items`` made so far (shared by the logs of one list)
         self._typed: list[Seen] = [] if typed is None else typed
 
-    def seen(self) -> list[Seen]:
+    def seen(self, start: int = 0) -> list[Seen]:
         """The events typed (:func:`seen_event`), each read once for every log of
-        the same list.
+        the same list; from the ``start``-th on (a reader that has read the others).
 
-        >>> EventLog([{"type": "pass", "seat": 2}], 1).seen()
-        [Seen(kind=<EventKind.PASS: 'pass'>, seat=2, data=None, mine=None)]
+        >>> log = EventLog([{"type": "pass", "seat": 2}, {"type": "pass", "seat": 3}], 2)
+        >>> log.seen(1)
+        [Seen(kind=<EventKind.PASS: 'pass'>, seat=3, data=None, mine=None)]
         """
         typed, n = self._typed, self._n
         if len(typed) < n:
             with _TYPING:
                 if len(typed) < n:
                     typed += [seen_event(ev) for ev in self._items[len(typed):n]]
-        return typed[:n]
+        return typed[start:n]
 
     def __len__(self) -> int:
         return self._n

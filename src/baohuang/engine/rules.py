@@ -27,6 +27,7 @@ from .cards import Deck
 
 __all__ = [
     "OPTION_HELP",
+    "PLAY_OPTIONS",
     "PRESETS",
     "Abdication",
     "ForcedCallRule",
@@ -285,6 +286,11 @@ PRESETS: Final[dict[str, RuleSet]] = {
         called_card_high=True, abdication=Abdication.CLOCKWISE_THEN_TWO, forced_call=True,
         steal_solo=False, rebellion=False, kick=False, scoring=Scoring.WURENJU),
 }
+
+#: The options that change what may be played (``plays``, ``playphase``): the
+#: terminal's play help notes each of them with its value (``terminal/words.py``).
+PLAY_OPTIONS: Final[tuple[str, ...]] = ("called_card_high", "kaopai", "hold_sixes",
+                                        "jokers_with_twos")
 
 #: One line of help per option: (Chinese, English).
 OPTION_HELP: Final[dict[str, tuple[str, str]]] = {

@@ -18,6 +18,8 @@ from .state import GameState, Stage
 from .viewvalues import (
     OWN_ORDER,
     PUBLIC_ORDER,
+    OwnValues,
+    PublicValues,
     ViewCache,
     events_seen,
     own_values,
@@ -105,13 +107,14 @@ class View:
         """Plain JSON values only (each field as :data:`FIELD_JSON` makes it)."""
         return VIEW_CODEC.encode(self)
 
-    def seen(self) -> list[Seen]:
+    def seen(self, start: int = 0) -> list[Seen]:
         """The events typed (:class:`~baohuang.engine.events.Seen`): what bots and
-        clients read, by :class:`~baohuang.engine.events.EventKind` and payload class."""
+        clients read, by :class:`~baohuang.engine.events.EventKind` and payload class;
+        from the ``start``-th on (a reader that has read the others)."""
         events = self.events
         if isinstance(events, EventLog):
-            return events.seen()
-        return [seen_event(ev) for ev in events]
+            return events.seen(start)
+        return [seen_event(ev) for ev in events[start:]]
 
 
 def field_parts(cls: type[View]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -125,12 +128,23 @@ def field_parts(cls: type[View]) -> tuple[tuple[str, ...], tuple[str, ...]]:
                          if f.name not in public and f.name != "events")
 
 
+def types_alike(view: type[View], *parts: type) -> bool:
+    """Whether the classes ``parts`` (:class:`~.viewparts.PublicValues`,
+    :class:`~.viewparts.OwnValues`) give each of their fields ``view``'s type for it
+    (``Public[T]`` is ``T``)."""
+    hints = get_type_hints(view)
+    return all(hints.get(name) == of for part in parts
+               for name, of in get_type_hints(part).items())
+
+
 #: The fields every seat's view of one game state holds alike (the very same objects),
 #: and those that are the seat's own but its events, each in :class:`View`'s order.
 PUBLIC_FIELDS, OWN_FIELDS = field_parts(View)
-if (PUBLIC_FIELDS, OWN_FIELDS) != (PUBLIC_ORDER, OWN_ORDER):     # (a field added to View)
-    raise ImportError(f"viewvalues.PUBLIC_ORDER and OWN_ORDER must be View's fields "
-                      f"{PUBLIC_FIELDS} and {OWN_FIELDS}, each in field order")
+if (PUBLIC_FIELDS, OWN_FIELDS) != (PUBLIC_ORDER, OWN_ORDER) or not types_alike(
+        View, PublicValues, OwnValues):                          # (a field added to View)
+    raise ImportError(f"viewvalues.PublicValues and OwnValues must declare View's fields "
+                      f"{PUBLIC_FIELDS} and {OWN_FIELDS}, each in field order, with "
+                      f"View's types")
 
 
 def _seat_events(st: GameState, seat: int | None, seen: int, vc: ViewCache) -> EventLog:

@@ -4,10 +4,12 @@ one or two a decision for a learning environment), in a module of its own so tha
 compiled build (``setup.py``) compiles it; :mod:`.views` keeps the :class:`View` type,
 its assembly and its JSON form, and re-exports these.
 
-:data:`PUBLIC_ORDER` and :data:`OWN_ORDER` are the fields of ``View`` whose values
-:func:`public_values` and :func:`own_values` make, in that order; :mod:`.views`
-checks on import that they are ``View``'s ``Public`` fields and its others but
-``events``, in field order (a field added to ``View`` is added here too).
+:class:`~.viewparts.PublicValues` and :class:`~.viewparts.OwnValues` (:mod:`.viewparts`)
+declare the fields of ``View`` whose values :func:`public_values` and :func:`own_values`
+make, by name, and hand on as tuples in their orders (:data:`PUBLIC_ORDER`,
+:data:`OWN_ORDER`); :mod:`.views` checks on import that they are ``View``'s ``Public``
+fields and its others but ``events``, in field order and with ``View``'s types (a field
+added to ``View`` is added there too).
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from .events import EventKind, Play, Seen, SeenEvent
 from .lastplay import LastPlay
 from .scoring import stake_of
 from .state import GameState, Stage
+from .viewparts import OWN_ORDER, PUBLIC_ORDER, OwnValues, PublicValues, values
 
 __all__ = [
     "OWN_ORDER",
     "PUBLIC_ORDER",
+    "OwnValues",
+    "PublicValues",
     "ViewCache",
     "events_seen",
     "own_values",
@@ -35,6 +40,7 @@ __all__ = [
 
 _T = TypeVar("_T")
 _new_tuple: Final = tuple.__new__
+_values: Final = values
 _OVER: Final = Stage.OVER
 _PLAY_EVENT: Final = EventKind.PLAY
 _PLAY: Final = Stage.PLAY
@@ -42,15 +48,6 @@ _GUARD: Final = Stage.GUARD
 _EMPEROR: Final = Stage.EMPEROR
 #: stages in which nobody is the Guard yet, as far as any view shows
 _BEFORE_GUARD: Final = frozenset((Stage.EMPEROR, Stage.EMPEROR_SOLO, Stage.STEAL, Stage.CALL))
-
-#: the fields of View whose values public_values() makes, in its order
-PUBLIC_ORDER: Final = ("stage", "dealer", "deal_no", "rules", "hand_counts", "candidate",
-                       "emperor", "called", "guard_open", "rebels", "kicks", "stake",
-                       "leader", "last_play", "out", "left", "played", "result", "hands")
-#: the fields of View whose values own_values() makes, in its order
-OWN_ORDER: Final = ("seat", "to_act", "hand", "guard", "role", "solo", "legal_actions",
-                    "choice_stakes")
-
 
 class _Public:
     """What every seat's view of one game state shares (made once per event count;
@@ -62,7 +59,7 @@ class _Public:
 
     def __init__(self, seen: int, played: list[Card], played_cards: tuple[Card, ...],
                  hand_counts: tuple[int, ...], rebels: tuple[int, ...], out: tuple[int, ...],
-                 left: tuple[int, ...], last_play: LastPlay | None, view: tuple[Any, ...],
+                 left: tuple[int, ...], last_play: LastPlay | None, view: tuple[Any, ...] | None,
                  counts: list[list[int]] | None, hand_changes: tuple[int, ...],
                  last: Any) -> None:
         self.seen = seen                           # len(st.events) it was made at
@@ -73,7 +70,7 @@ class _Public:
         self.out = out
         self.left = left
         self.last_play = last_play
-        self.view = view                           # the values of PUBLIC_ORDER
+        self.view = view                           # the values (None: none made yet)
         # what hand_counts and last_play were made of: made again only when these change
         self.counts = counts                       # st.counts (the list itself)
         self.hand_changes = hand_changes           # st.hand_changes then
@@ -115,7 +112,7 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     """The shared parts of the views of ``st`` (which has ``seen`` events)."""
     before = vc.public
     if before is None or before.seen > seen:
-        before = _Public(0, [], (), _EMPTY, _EMPTY, _EMPTY, _EMPTY, None, (), None, _EMPTY,
+        before = _Public(0, [], (), _EMPTY, _EMPTY, _EMPTY, _EMPTY, None, None, None, _EMPTY,
                          None)
     played, played_cards = before.played, before.played_cards
     # Events only ever grow, so the played cards are extended, not rebuilt.
@@ -154,13 +151,15 @@ def _public(st: GameState, seen: int, vc: ViewCache) -> _Public:
     if rules is None:
         rules = vc.rules = st.rules.to_dict()
     result = st.result
-    # (in PUBLIC_ORDER)
-    view = (stage, st.dealer, st.deal_no, rules, hand_counts,
-            st.candidate if stage is _EMPEROR else None, st.emperor, st.called, st.guard_open,
-            rebels, st.kicks, stake, st.leader if stage is _PLAY else None, last_play, out,
-            left, played_cards, None if result is None else result.to_dict(),
-            {s: sorted_hand(st, s, vc) for s in range(5) if st.hands[s]}
-            if stage is _OVER else {})
+    view = _values(PublicValues(
+        stage=stage, dealer=st.dealer, deal_no=st.deal_no, rules=rules,
+        hand_counts=hand_counts, candidate=st.candidate if stage is _EMPEROR else None,
+        emperor=st.emperor, called=st.called, guard_open=st.guard_open, rebels=rebels,
+        kicks=st.kicks, stake=stake, leader=st.leader if stage is _PLAY else None,
+        last_play=last_play, out=out, left=left, played=played_cards,
+        result=None if result is None else result.to_dict(),
+        hands={s: sorted_hand(st, s, vc) for s in range(5) if st.hands[s]}
+        if stage is _OVER else {}))
     public = _Public(seen, played, played_cards, hand_counts, rebels, out, left, last_play,
                      view, counts, hand_changes, last)
     vc.public = public
@@ -236,7 +235,9 @@ def public_values(st: GameState, vc: ViewCache) -> tuple[Any, ...]:
     seen = len(st.events)
     if public is None or public.seen != seen:
         public = _public(st, seen, vc)
-    return public.view
+    view = public.view
+    assert view is not None                        # (_public made it)
+    return view
 
 
 def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
@@ -265,10 +266,10 @@ def own_values(st: GameState, seat: int | None, legal: Sequence[Action] | None,
     to_act = st.to_act
     if stage is _GUARD and seat != to_act:
         to_act = None
-    # (in OWN_ORDER)
-    return (seat, to_act, sorted_hand(st, seat, vc) if seat is not None else (), guard_seen,
-            role, solo, tuple(legal) if legal else (),
-            choice_stakes(st, legal) if legal and stage is not _PLAY else ())
+    return _values(OwnValues(
+        seat=seat, to_act=to_act, hand=sorted_hand(st, seat, vc) if seat is not None else (),
+        guard=guard_seen, role=role, solo=solo, legal_actions=tuple(legal) if legal else (),
+        choice_stakes=choice_stakes(st, legal) if legal and stage is not _PLAY else ()))
 
 
 def choice_stakes(st: GameState, legal: Sequence[Action]) -> tuple[int, ...]:

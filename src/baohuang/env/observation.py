@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 import baohuang as bh
+from baohuang.engine.events import EventKind, Play
 from baohuang.engine.rules import option_types
 
 __all__ = [
@@ -162,6 +163,11 @@ _HIST_SEAT_POS: Final = tuple(_HISTORY.start + i * _HIST_ROW for i in range(HIST
 _HAND_SIZE: Final = _HAND1 - _HAND0
 _HAND_CALLED: Final = _HAND1 - 1
 _PLAY_STAGE: Final = bh.Stage.PLAY
+# the event kinds the observation reads (typed events: View.seen)
+_PLAY: Final = EventKind.PLAY
+_PASS: Final = EventKind.PASS
+_ASK_LEAD: Final = EventKind.ASK_LEAD
+_DEAL: Final = EventKind.DEAL
 #: byte offsets (4 bytes a number) of the blocks and entries encode() writes
 _NBYTES: Final[int] = 4 * int(OBS_SIZE)
 # (each typed int and Final: compiled, a Final int is a C constant and its sums are
@@ -344,24 +350,29 @@ class ObservationEncoder:
             vectors = self._texts[texts] = (block, row.tobytes())
         return vectors
 
-    def _read_events(self, events: Sequence[dict[str, Any]]) -> None:
-        n = len(events)
+    def _read_events(self, view: bh.View) -> None:
+        """Reads the events of ``view`` not read yet (typed: :meth:`View.seen`)."""
+        n = len(view.events)
         if n < self._read:
             self.reset()
         seats, played = self._hist_seats, self._played
         cut = len(self._hist) - 4 * _HIST_ROW
-        for ev in events[self._read:n]:
-            kind = ev["type"]
-            if kind == "play":
-                block, row = self._play_vectors(tuple(ev["cards"]))
-                seat = ev["seat"]
+        for ev in view.seen(self._read):
+            kind = ev.kind
+            if kind is _PLAY:
+                data = ev.data
+                assert isinstance(data, Play)
+                block, row = self._play_vectors(tuple(data.cards))
+                seat = ev.seat
+                assert seat is not None
                 played[seat] += block
                 self._played_rows[seat] = played[seat, :SLOTS].tobytes()
                 self._hist = row + self._hist[:cut]
-            elif kind == "pass" or kind == "ask_lead":
-                seat = ev["seat"]
+            elif kind is _PASS or kind is _ASK_LEAD:
+                seat = ev.seat
+                assert seat is not None
                 self._hist = _PASS_ROW + self._hist[:cut]
-            elif kind == "deal":
+            elif kind is _DEAL:
                 read = self._read
                 self.reset()
                 self._read = read
@@ -433,9 +444,8 @@ class ObservationEncoder:
         me = view.seat
         if me is None:
             raise ValueError("observations are made for a seat, not a spectator's view")
-        events = view.events
-        if len(events) != self._read:
-            self._read_events(events)
+        if len(view.events) != self._read:
+            self._read_events(view)
         rel = _REL4[me]
         buf = bytearray(_NBYTES)
         buf[_B_HAND:_B_HAND_END] = self._hand_bytes(view, me)

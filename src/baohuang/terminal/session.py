@@ -207,7 +207,7 @@ class Session:
                 doubled = t(f"{t.seat(lone)}的得分加倍",
                             f"only the score of {t.seat(lone)} is doubled")
                 self.console.print(f"[red]{t('造反失败', 'The rebellion fails')}: {doubled}[/]")
-            line = describe_event(ev, t)
+            line = describe_event(seen, t)
             if line is not None and self.only_choice and seat == self.me:
                 line += f" [dim]({t('唯一选择', 'the only choice')})[/]"
                 self.only_choice = False

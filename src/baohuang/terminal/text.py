@@ -7,9 +7,11 @@ with ``--lang both`` (the default) a term shows both words.
 >>> text = Text(Lang.BOTH, me=0)
 >>> text.term("emperor"), Text(Lang.EN, me=0).term("emperor")
 ('皇帝 Emperor', 'Emperor')
->>> plain(describe_event({"type": "play", "seat": 2, "cards": ["SJ", "9", "9"]}, text))
+>>> from baohuang.engine.events import seen_event
+>>> plain(describe_event(seen_event({"type": "play", "seat": 2, "cards": ["SJ", "9", "9"]}),
+...                      text))
 'Seat 2 出 plays SJ 9 9'
->>> plain(describe_event({"type": "pass", "seat": 0}, Text(Lang.ZH, me=0)))
+>>> plain(describe_event(Seen(EventKind.PASS, 0), Text(Lang.ZH, me=0)))
 '你 过'
 """
 
@@ -18,12 +20,31 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final, TypeVar
 
 from rich.markup import escape
 from rich.text import Text as RichText
 
 from ..engine.cards import Card, Rank, parse_card
+from ..engine.events import (
+    Call,
+    CardShown,
+    CardsShown,
+    EventKind,
+    GuardChoice,
+    Lead,
+    Out,
+    Payload,
+    Play,
+    RebellionStands,
+    Redeal,
+    Reveal,
+    Seen,
+    Solo,
+    Tehua,
+    Transfer,
+)
+from ..engine.events import EventKind as K
 
 __all__ = [
     "EVENT_HANDLERS",
@@ -226,35 +247,44 @@ def plain(markup: str | None) -> str | None:
     return None if markup is None else RichText.from_markup(markup).plain
 
 
-def describe_event(ev: dict[str, Any], text: Text) -> str | None:
-    """One line of Rich markup for an event as the player's view shows it,
-    or ``None`` for events that need no line (``deal``, ``over``: the
-    terminal shows them as headings and score sheets)."""
-    kind = ev["type"]
-    seat = ev.get("seat")
-    who = text.seat(seat)
-    handler = EVENT_HANDLERS.get(kind)
+def describe_event(ev: Seen, text: Text) -> str | None:
+    """One line of Rich markup for an event as the player's view shows it (typed:
+    :meth:`View.seen`, :func:`~baohuang.engine.events.seen_event`), or ``None`` for
+    events that need no line (``deal``, ``over``: the terminal shows them as
+    headings and score sheets)."""
+    handler = EVENT_HANDLERS.get(ev.kind)
     if handler is None:
-        return None if kind in ("deal", "over") else f"[dim]{escape(kind)} {who}[/]"
-    return handler(ev, who, text)
+        return None
+    return handler(ev, text.seat(ev.seat), text)
 
 
-def _play(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"{who} {t.term('play', ev.get('seat'))} {t.cards(ev['cards'])}"
+_P = TypeVar("_P", bound=Payload)
 
 
-def _pass(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[dim]{who} {t.term('pass', ev.get('seat'))}[/]"
+def _data(ev: Seen, cls: type[_P]) -> _P:
+    """The event's public payload, of the class its kind has (``PAYLOADS``)."""
+    data = ev.data
+    if not isinstance(data, cls):
+        raise ValueError(f"a {ev.kind} event without its {cls.__name__}: {ev!r}")
+    return data
 
 
-def _out(ev: dict[str, Any], who: str, t: Text) -> str:
-    place = int(ev["place"])
-    return f"[bold green]{who} {t.term('out', ev.get('seat'))} — {t.place(place)}[/]"
+def _play(ev: Seen, who: str, t: Text) -> str:
+    return f"{who} {t.term('play', ev.seat)} {t.cards(_data(ev, Play).cards)}"
 
 
-def _lead(ev: dict[str, Any], who: str, t: Text) -> str:
-    reason = ev.get("reason")
-    leads = t.term("lead", ev.get("seat"))
+def _pass(ev: Seen, who: str, t: Text) -> str:
+    return f"[dim]{who} {t.term('pass', ev.seat)}[/]"
+
+
+def _out(ev: Seen, who: str, t: Text) -> str:
+    place = _data(ev, Out).place
+    return f"[bold green]{who} {t.term('out', ev.seat)} — {t.place(place)}[/]"
+
+
+def _lead(ev: Seen, who: str, t: Text) -> str:
+    reason = _data(ev, Lead).reason
+    leads = t.term("lead", ev.seat)
     if reason == "lead_after_out":
         return f"[cyan]{who} {leads} ({t.pair('接风', 'after a player went out')})[/]"
     if reason == "ask_lead":
@@ -262,51 +292,53 @@ def _lead(ev: dict[str, Any], who: str, t: Text) -> str:
     return f"[dim]── {t('都过了', 'all passed')}; {who} {leads} ──[/]"
 
 
-def _candidate(ev: dict[str, Any], who: str, t: Text) -> str:
+def _candidate(ev: Seen, who: str, t: Text) -> str:
     return t(f"{who}拿到{t.term('emperor_card')} BJ*",
-             f"{who} {'hold' if ev.get('seat') == t.me else 'holds'} the "
+             f"{who} {'hold' if ev.seat == t.me else 'holds'} the "
              f"{t.term('emperor_card')} BJ*")
 
 
-def _accept(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"{who} {t.term('accepts', ev.get('seat'))}"
+def _accept(ev: Seen, who: str, t: Text) -> str:
+    return f"{who} {t.term('accepts', ev.seat)}"
 
 
-def _abdicate(ev: dict[str, Any], who: str, t: Text) -> str:
-    to = t.seat(ev.get("to"))
-    cards = ev.get("cards")
-    n = ev.get("count", 1)
-    shown = f": {t.cards(cards)}" if cards else t(f"（{n}张）", f" ({n} card{'s' * (n != 1)})")
-    return f"{who} {t.term('abdicates', ev.get('seat'))} → {to}{shown}"
+def _abdicate(ev: Seen, who: str, t: Text) -> str:
+    passed = _data(ev, Transfer)
+    to = t.seat(passed.to)
+    n = passed.count
+    mine = ev.mine
+    shown = (f": {t.cards(mine.cards)}" if isinstance(mine, CardsShown) and mine.cards
+             else t(f"（{n}张）", f" ({n} card{'s' * (n != 1)})"))
+    return f"{who} {t.term('abdicates', ev.seat)} → {to}{shown}"
 
 
-def _emperor(ev: dict[str, Any], who: str, t: Text) -> str:
-    verb = t("是", "are" if ev.get("seat") == t.me else "is")
+def _emperor(ev: Seen, who: str, t: Text) -> str:
+    verb = t("是", "are" if ev.seat == t.me else "is")
     return f"[bold yellow]{who} {verb} {t.term('emperor')}[/]"
 
 
-def _solo(ev: dict[str, Any], who: str, t: Text) -> str:
-    stolen = t(" (抢独)", f" ({t.term('steal')})") if ev.get("stolen") else ""
+def _solo(ev: Seen, who: str, t: Text) -> str:
+    stolen = t(" (抢独)", f" ({t.term('steal')})") if _data(ev, Solo).stolen else ""
     return (f"[bold yellow]{who} {t.term('solo_open')}{stolen}: "
             f"{t('一个人打四个', 'alone against four')}[/]")
 
 
-def _guard(ev: dict[str, Any], who: str, t: Text) -> str:
-    if ev.get("open"):
+def _guard(ev: Seen, who: str, t: Text) -> str:
+    if _data(ev, GuardChoice).open:
         return (f"[bold yellow]{who} {t.term('guard_open')}: "
-                f"{t('是侍卫', 'is the Guard' if ev.get('seat') != t.me else 'are the Guard')} "
+                f"{t('是侍卫', 'is the Guard' if ev.seat != t.me else 'are the Guard')} "
                 f"({t.term('stake')} ×2)[/]")
-    if ev.get("seat") == t.me:
+    if ev.seat == t.me:
         what = "solo_hidden" if t.emperor == t.me else "guard_hidden"
         return f"{who} {t('选择', 'chose')} {t.term(what)}"
     return t(f"侍卫{t.term('guard_hidden')}（身份不明）",
              f"The {t.term('guard')} stays hidden: {t.term('guard_hidden')}")
 
 
-def _call(ev: dict[str, Any], who: str, t: Text) -> str:
-    card = cards_markup([ev["card"]])
+def _call(ev: Seen, who: str, t: Text) -> str:
+    card = cards_markup([_data(ev, Call).card])
     th = cards_markup(["TH"])
-    if ev.get("tehua"):
+    if isinstance(ev.mine, Tehua):
         # only the Guard's view says it: his copy became the 特画
         return t(f"{who}{t.term('call')}：{card}。[bold]你是侍卫[/]，你的{card}变成了特画 {th}"
                  "（比大王还大）",
@@ -321,85 +353,88 @@ def _call(ev: dict[str, Any], who: str, t: Text) -> str:
              f"{t.term('guard')}")
 
 
-def _steal(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[bold yellow]{who} {t.term('steals', ev.get('seat'))}![/]"
+def _steal(ev: Seen, who: str, t: Text) -> str:
+    return f"[bold yellow]{who} {t.term('steals', ev.seat)}![/]"
 
 
-EventLine = Callable[[dict[str, Any], str, "Text"], str]
+EventLine = Callable[[Seen, str, "Text"], str]
 
 
 def _declined(what: str) -> EventLine:
-    def line(ev: dict[str, Any], who: str, t: Text) -> str:
+    def line(ev: Seen, who: str, t: Text) -> str:
         zh, en = TERMS[what]
         return f"[dim]{who}{t(f' 不{zh}', f': no {t.pair(zh, en)}')}[/]"
     return line
 
 
-def _rebel(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[bold red]{who} {t.term('rebels', ev.get('seat'))}![/]"
+def _rebel(ev: Seen, who: str, t: Text) -> str:
+    return f"[bold red]{who} {t.term('rebels', ev.seat)}![/]"
 
 
-def _kick(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[bold red]{who} {t.term('kicks', ev.get('seat'))}![/]"
+def _kick(ev: Seen, who: str, t: Text) -> str:
+    return f"[bold red]{who} {t.term('kicks', ev.seat)}![/]"
 
 
-def _rebellion_stands(ev: dict[str, Any], who: str, t: Text) -> str:
-    guard = ev.get("guard")
-    if ev.get("solo"):
+def _rebellion_stands(ev: Seen, who: str, t: Text) -> str:
+    stands = _data(ev, RebellionStands)
+    if stands.solo:
         shown = t(f"皇帝{t.term('solo_hidden')}", f"the {t.term('emperor')} plays "
                   f"{t.term('solo_hidden')}")
     else:
-        shown = t(f"侍卫是{t.seat(guard)}", f"the {t.term('guard')} is {t.seat(guard)}")
+        guard = t.seat(stands.guard)
+        shown = t(f"侍卫是{guard}", f"the {t.term('guard')} is {guard}")
     return (f"[bold red]{t('造反成功', 'The rebellion stands')} ({t.term('rebel')}): "
             f"{shown}; {t.term('stake')} ×2[/]")
 
 
-def _kick_stands(ev: dict[str, Any], who: str, t: Text) -> str:
+def _kick_stands(ev: Seen, who: str, t: Text) -> str:
     return f"[bold red]{t('踢成立', 'The kick stands')} ({t.term('kick')}): {t.term('stake')} ×2[/]"
 
 
-def _play_starts(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[bold]── {t('开始出牌', 'Play begins')}: {who} {t.term('lead', ev.get('seat'))} ──[/]"
+def _play_starts(ev: Seen, who: str, t: Text) -> str:
+    return f"[bold]── {t('开始出牌', 'Play begins')}: {who} {t.term('lead', ev.seat)} ──[/]"
 
 
-def _reveal(ev: dict[str, Any], who: str, t: Text) -> str:
-    if ev.get("solo"):
+def _reveal(ev: Seen, who: str, t: Text) -> str:
+    if _data(ev, Reveal).solo:
         return f"[bold yellow]{who} {t('亮出', 'revealed')}: {t.term('solo_hidden')}![/]"
-    verb = t("是", "are" if ev.get("seat") == t.me else "is")
+    verb = t("是", "are" if ev.seat == t.me else "is")
     return f"[bold yellow]{who} {verb} {t.term('guard')}! ({t('亮出身份', 'revealed')})[/]"
 
 
-def _ask_lead(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[cyan]{who} {t.term('ask_lead', ev.get('seat'))}[/]"
+def _ask_lead(ev: Seen, who: str, t: Text) -> str:
+    return f"[cyan]{who} {t.term('ask_lead', ev.seat)}[/]"
 
 
-def _tribute(ev: dict[str, Any], who: str, t: Text) -> str:
-    to = t.seat(ev.get("to"))
-    card = f": {t.cards([ev['card']])}" if "card" in ev else ""
+def _tribute(ev: Seen, who: str, t: Text) -> str:
+    to = t.seat(_data(ev, Transfer).to)
+    mine = ev.mine
+    card = f": {t.cards([mine.card])}" if isinstance(mine, CardShown) else ""
     return f"[magenta]{who} {t.term('tribute')} → {to}{card}[/]"
 
 
-def _forced(ev: dict[str, Any], who: str, t: Text) -> str:
+def _forced(ev: Seen, who: str, t: Text) -> str:
     return f"[bold yellow]{who} {t.term('forced')}[/]"
 
 
-def _redeal(ev: dict[str, Any], who: str, t: Text) -> str:
-    return f"[bold]{t.term('redeal')}: {escape(str(ev.get('reason', '')))}[/]"
+def _redeal(ev: Seen, who: str, t: Text) -> str:
+    return f"[bold]{t.term('redeal')}: {escape(_data(ev, Redeal).reason)}[/]"
 
 
-def _leave(ev: dict[str, Any], who: str, t: Text) -> str:
+def _leave(ev: Seen, who: str, t: Text) -> str:
     return f"[bold red]{who} {t.term('leave')}[/]"
 
 
-#: The line-maker of every event type (``deal`` and ``over`` have none).
-EVENT_HANDLERS: Final[dict[str, EventLine]] = {
-    "play": _play, "pass": _pass, "out": _out, "lead": _lead, "candidate": _candidate,
-    "accept": _accept, "abdicate": _abdicate, "emperor": _emperor, "solo": _solo,
-    "guard": _guard, "call": _call, "steal": _steal,
-    "decline_steal": _declined("steal"), "decline_solo": _declined("solo_open"),
-    "rebel": _rebel, "no_rebel": _declined("rebel"), "kick": _kick,
-    "no_kick": _declined("kick"), "rebellion_stands": _rebellion_stands,
-    "kick_stands": _kick_stands, "play_starts": _play_starts, "reveal": _reveal,
-    "ask_lead": _ask_lead, "tribute": _tribute, "forced": _forced, "redeal": _redeal,
-    "leave": _leave,
+#: The line-maker of every event kind (``deal`` and ``over`` have none: a heading
+#: and the score sheet show them).
+EVENT_HANDLERS: Final[dict[EventKind, EventLine]] = {
+    K.PLAY: _play, K.PASS: _pass, K.OUT: _out, K.LEAD: _lead, K.CANDIDATE: _candidate,
+    K.ACCEPT: _accept, K.ABDICATE: _abdicate, K.EMPEROR: _emperor, K.SOLO: _solo,
+    K.GUARD: _guard, K.CALL: _call, K.STEAL: _steal,
+    K.DECLINE_STEAL: _declined("steal"), K.DECLINE_SOLO: _declined("solo_open"),
+    K.REBEL: _rebel, K.NO_REBEL: _declined("rebel"), K.KICK: _kick,
+    K.NO_KICK: _declined("kick"), K.REBELLION_STANDS: _rebellion_stands,
+    K.KICK_STANDS: _kick_stands, K.PLAY_STARTS: _play_starts, K.REVEAL: _reveal,
+    K.ASK_LEAD: _ask_lead, K.TRIBUTE: _tribute, K.FORCED: _forced, K.REDEAL: _redeal,
+    K.LEAVE: _leave,
 }

@@ -17,6 +17,7 @@ from rich.markup import escape
 from ..engine.actions import Action, ActionKind
 from ..engine.cards import Rank
 from ..engine.events import EventKind
+from ..engine.rules import OPTION_HELP, PLAY_OPTIONS
 from ..engine.state import Stage
 from ..engine.views import View
 from .text import TERMS, Text, cards_markup
@@ -46,8 +47,15 @@ HELP_KEYS = (
 
 
 def help_lines(view: View, t: Text) -> list[str]:
-    """The help of the play prompt (markup), with notes on the rule options
-    in force."""
+    """The help of the play prompt (markup), with the value of each rule option that
+    changes what may be played (``rules.PLAY_OPTIONS``, in ``rules.OPTION_HELP``'s words).
+
+    >>> import baohuang as bh
+    >>> from baohuang.terminal.text import Lang, Text, plain
+    >>> view = bh.Game.new(bh.RuleSet(kaopai=True), seed=0).view(0)
+    >>> plain(help_lines(view, Text(Lang.EN, 0))[-3])
+    'kaopai: beat joker plays with extra jokers (kaopai): on'
+    """
     rows = [[f"  [bold cyan]{escape(keys)}[/]", t(zh, f"{en} [dim]{zh}[/]")]
             for keys, en, zh in HELP_KEYS]
     lines = [grid(rows, "ll"),
@@ -59,21 +67,14 @@ def help_lines(view: View, t: Text) -> list[str]:
              t("大小：BJ > SJ > 2 > A > K > Q > J > 10 > … > 3。过了以后这一轮还可以再出。",
                "Ranks: BJ > SJ > 2 > A > K > Q > J > 10 > … > 3.  After a pass you may "
                "still play later in the same round.")]
+    # the options that change what may be played, each with its value, in the engine's
+    # words (rules.OPTION_HELP)
     rules = view.rules
-    if rules.get("called_card_high"):
-        lines.append(t("特画 TH（小保）：侍卫手里那张被叫的牌，比大王还大，谁也管不住；"
-                       "出它就亮明侍卫。",
-                       "特画 TH (tehua, 小保): the Guard's copy of the called card, a joker above "
-                       "BJ that nothing beats; playing it shows who the Guard is (type th)."))
-    if rules.get("kaopai"):
-        lines.append(t("烤牌：可以多挂王来压带王的牌。",
-                       "烤牌 kaopai is on: a play with jokers can be beaten by adding "
-                       "jokers (BJ BJ 8888 > BJ 7777)."))
-    if rules.get("hold_sixes"):
-        lines.append(t("憋6：有6的牌只能最后一手一起出。",
-                       "憋6 hold sixes is on: a play with a 6 must be your whole hand."))
-    if not rules.get("jokers_with_twos"):
-        lines.append(t("王不能挂2。", "Jokers may not be attached to 2s (不可以用2配牌)."))
+    for name in PLAY_OPTIONS:
+        zh, en = OPTION_HELP[name]
+        on = bool(rules.get(name))
+        lines.append(t(f"{escape(zh)}：{'开' if on else '关'}",
+                       f"{escape(en)} [dim]({name})[/]: [bold]{'on' if on else 'off'}[/]"))
     return lines
 
 

@@ -12,6 +12,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ...bots import bot_names, offered_levels
+from ...engine.cards import Deck
+from ...engine.refusals import REFUSAL_TEXTS, deck_counts
 from ...engine.rules import OPTION_HELP, PRESETS, RuleSet
 from ..accounts.accounts import AccountError, token_digest, user_json
 from ..accounts.levels import LEVELS
@@ -206,13 +208,25 @@ def _option(name: str, default: Any) -> dict[str, Any]:
     return {"values": values, "type": type_name, "default": default, "zh": zh, "en": en}
 
 
-async def rules(request: Request) -> Response:
+def rules_json() -> dict[str, Any]:
+    """What ``GET /api/rules`` answers, all from the engine and the bots: the presets,
+    each option (its type, values, default and help), the bots and the levels offered,
+    each deck's count of cards by rank (``decks``, the browser's 记牌器) and the texts
+    of a refused selection (``refusals``: key -> ``{zh, en}``)."""
     defaults = RuleSet()
     options = {f.name: _option(f.name, getattr(defaults, f.name))
                for f in dataclasses.fields(RuleSet)}
-    return JSONResponse({"presets": {name: r.to_dict() for name, r in PRESETS.items()},
-                         "options": options, "bots": bot_names(),
-                         "bot_levels": [level.to_dict() for level in offered_levels()]})
+    return {"presets": {name: r.to_dict() for name, r in PRESETS.items()},
+            "options": options, "bots": bot_names(),
+            "bot_levels": [level.to_dict() for level in offered_levels()],
+            "decks": {deck.value: {str(rank): n for rank, n in deck_counts(deck).items()}
+                      for deck in Deck},
+            "refusals": {why.value: {"zh": zh, "en": en}
+                         for why, (zh, en) in REFUSAL_TEXTS.items()}}
+
+
+async def rules(request: Request) -> Response:
+    return JSONResponse(rules_json())
 
 
 #: tables listed per page of ``GET /api/tables`` (at most, and by default)

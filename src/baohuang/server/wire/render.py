@@ -29,7 +29,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import compress
 from operator import ne
 from typing import Any
@@ -156,39 +156,27 @@ _INDEXES = range(max(len(PUBLIC_FIELDS), len(OWN_FIELDS)))
 _HAND, _ROLE = OWN_FIELDS.index("hand"), OWN_FIELDS.index("role")
 
 
-def _written_out(keys: tuple[str, ...], convert: tuple[Any, ...]
-                 ) -> Callable[[tuple[Any, ...], tuple[Any, ...] | None], list[str]]:
-    """:func:`_changes` for values of these fields, written out field by field (as
-    ``dataclasses`` writes an ``__init__``) from the fields' names: a seat's own values
-    are compared five or six times a move, and mostly differ in ``to_act`` alone.
+_OWN_INDEXES = range(len(OWN_FIELDS))
 
-    >>> _written_out(('"a":', '"b":'), (str, str))((1, 2), (1, 3))
-    ['"b":"2"']
+
+def _own_changes(new: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
+    """:func:`_changes` of a seat's own values (compared five or six times a move, and
+    mostly differing in ``to_act`` alone: a field holding the very object it held is
+    passed over before it is compared).
+
+    >>> import baohuang as bh
+    >>> game = bh.Game.new(seed=1)
+    >>> own = game.view_values(0)[1]
+    >>> _own_changes((own[0], 4, *own[2:]), own)
+    ['"to_act":4']
     """
-    count = len(keys)
-    new = ", ".join(f"n{i}" for i in range(count))
-    old = ", ".join(f"o{i}" for i in range(count))
-    lines = ["def changes(new, old):",
-             "    if old is None:",
-             "        return _changes(new, None, keys, convert)",
-             f"    {new}, = new",
-             f"    {old}, = old",
-             "    texts = []"]
-    for i in range(count):
-        text = f"_actions_json(n{i})" if convert[i] is None \
-            else f"_encode(convert[{i}](n{i})).decode()"
-        lines += [f"    if n{i} is not o{i} and n{i} != o{i}:",
-                  f"        texts.append(keys[{i}] + {text})"]
-    lines.append("    return texts")
-    namespace: dict[str, Any] = {"_changes": _changes, "_actions_json": _actions_json,
-                                 "_encode": _encode, "keys": keys, "convert": convert}
-    exec("\n".join(lines), namespace)
-    made: Callable[[tuple[Any, ...], tuple[Any, ...] | None], list[str]] = namespace["changes"]
-    return made
-
-
-#: the changes of a seat's own values
-_own_changes = _written_out(_OWN_KEYS, _OWN_CONVERT)
+    if old is None:
+        return _changes(new, None, _OWN_KEYS, _OWN_CONVERT)
+    keys, convert = _OWN_KEYS, _OWN_CONVERT
+    return [keys[i] + (_actions_json(value) if convert[i] is None
+                       else _encode(convert[i](value)).decode())
+            for i, value, was in zip(_OWN_INDEXES, new, old, strict=True)
+            if value is not was and value != was]
 
 
 def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,

@@ -1,6 +1,27 @@
 // Card notation (docs/rules.md §2), play shapes and the legality check of a selection.
 // Legality itself is decided by the server's legal_actions; this module only
 // compares a selection with them and explains why a selection is not legal.
+import { get } from './api.js';
+import { DICTS } from './i18n.js';
+
+// What the engine says once (baohuang/engine/refusals.py), served by /api/rules: each
+// deck's count of cards by rank (`decks`) and the texts of a refused selection
+// (`refusals`: the keys checkSelection gives, {zh, en} each, put in the i18n tables).
+let served = { decks: {}, deck: null };
+
+export function useServedRules(rules) {
+  const deck = rules.options && rules.options.deck;
+  served = { decks: rules.decks || {}, deck: deck ? deck.default : null };
+  for (const [key, texts] of Object.entries(rules.refusals || {})) {
+    for (const [lang, text] of Object.entries(texts)) {
+      if (DICTS[lang]) DICTS[lang][key] = text;
+    }
+  }
+  return rules;
+}
+
+// Resolves once the served rules are read (or could not be: then the 记牌器 is empty).
+export const servedRules = get('/api/rules').then(useServedRules, () => null);
 
 export const SJ = 16;
 export const BJ = 17;
@@ -98,7 +119,8 @@ export function hintActions(view) {
 }
 
 // Is the selection (card strings) a legal play now?  Returns
-// {ok: true, cards} or {ok: false, reason: i18n key, params}.
+// {ok: true, cards} or {ok: false, reason, params}: a reason is a key of the engine's
+// refusals (engine/refusals.py Refusal, whose `refusal` gives the same for a view).
 export function checkSelection(selected, view) {
   const legal = playActions(view);
   if (view.stage !== 'play' || view.to_act !== view.seat || view.seat === null) {
@@ -183,14 +205,12 @@ export function groupHand(hand) {
   return groups;
 }
 
-// How many cards of each rank the table's deck holds (docs/rules.md §2): rank -> count.
+// How many cards of each rank the table's deck holds (docs/rules.md §2), as the engine
+// counts them (/api/rules `decks`): rank -> count.
 export function deckCounts(rules) {
-  const deck = (rules && rules.deck) || 'shandong165';
+  const deck = (rules && rules.deck) || served.deck;
   const counts = {};
-  for (let r = deck === 'full' ? 3 : 6; r <= 15; r += 1) counts[r] = 16;
-  if (deck === 'shandong165') counts[6] = 13;
-  counts[SJ] = 4;
-  counts[BJ] = 4;
+  for (const [rank, n] of Object.entries(served.decks[deck] || {})) counts[Number(rank)] = n;
   return counts;
 }
 
