@@ -39,6 +39,11 @@ LOOSE_CONFIG: dict[str, Any] = {"account_rate_address": "100000/minute",
                                 "code_rate_address": "100000/minute",
                                 "code_rate_account": "100000/minute"}
 
+#: for tests whose sockets resync after every move of a hand-moved clock (to stamp what
+#: each received with the clock's time): they send as fast as the server answers, far
+#: above the 50 messages a second a player's connection is allowed
+RESYNCING: dict[str, Any] = {"rate_per_second": 100_000.0, "burst": 100_000}
+
 NO_PG = "PostgreSQL not configured: set BAOHUANG_TEST_PG_URL (.ci/run starts one)"
 DATABASES = [pytest.param("sqlite", id="sqlite"),
              pytest.param("postgres", id="postgres",

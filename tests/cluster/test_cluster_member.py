@@ -14,6 +14,7 @@ import pytest
 from redis.exceptions import RedisError
 
 from baohuang.server.cluster.member import Member, name_of
+from baohuang.server.cluster.router import ClusterRouter
 from baohuang.server.cluster.services import RedisServer
 from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import open_storage
@@ -25,9 +26,9 @@ SPEC = check_spec({"bots": {str(seat): "hosted" for seat in range(5)}, "autostar
 
 async def _node(db_url: str, redis_url: str, name: str) -> tuple[Lobby, Member]:
     config = ServerConfig(db_url=db_url, redis_url=redis_url, node=name, lease_ttl=600.0)
-    lobby = Lobby(await open_storage(db_url), config)
-    assert lobby.cluster is not None
-    return lobby, lobby.cluster
+    lobby = Lobby(await open_storage(db_url), config, router=ClusterRouter.join)
+    assert isinstance(lobby.router, ClusterRouter)
+    return lobby, lobby.router.member
 
 
 async def _close(lobby: Lobby) -> None:
@@ -128,9 +129,9 @@ def test_redis_unreachable_for_a_while_loses_nothing(redis_server: RedisServer,
         config = ServerConfig(db_url=url, redis_url=redis_server.url, node="one",
                               lease_ttl=600.0, bot_delay=0.05, hosted_delay=0.0,
                               next_game_delay=0.0)
-        lobby = Lobby(await open_storage(url), config)
-        member = lobby.cluster
-        assert member is not None
+        lobby = Lobby(await open_storage(url), config, router=ClusterRouter.join)
+        assert isinstance(lobby.router, ClusterRouter)
+        member = lobby.router.member
         try:
             table = await lobby.create(None, PLAYING)
             if outage:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from helpers import quick_first
-from server_support import LOOSE_CONFIG, Clocks, Raw, guests
+from server_support import LOOSE_CONFIG, RESYNCING, Clocks, Raw, guests
 
 from baohuang.bots import LEVELS as OFFERED
 from baohuang.server.config import ServerConfig
@@ -42,7 +42,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Cloc
     path: Path = tmp_path_factory.mktemp("bots") / "bh.db"
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", bot_delay=BOT_DELAY,
                           hosted_delay=0.5, guard_pause=3.0, next_game_delay=600.0,
-                          away_grace=600.0, **LOOSE_CONFIG)
+                          away_grace=600.0, **LOOSE_CONFIG, **RESYNCING)
     with ServerThread(config, clocks=clocks) as running:
         yield running.url, clocks
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import pytest
 from helpers import QUICK, quick_first
-from server_support import LOOSE_CONFIG, Clocks
+from server_support import LOOSE_CONFIG, RESYNCING, Clocks
 from table_sockets import Side, Sock, until
 
 from baohuang.bots import Bot, hosted_action, make_bot
@@ -426,7 +426,7 @@ def test_seats_that_are_not_the_guard_cannot_tell_which_seat_is(
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{tmp_path / 'bh.db'}", bot_delay=0.4,
                           hosted_delay=HOSTED_DELAY, guard_pause=PAUSE, next_game_delay=0.0,
                           away_grace=GRACES[grace], tables_per_user=100,
-                          rate_per_second=1000.0, burst=1000, **LOOSE_CONFIG)
+                          **LOOSE_CONFIG, **RESYNCING)
     casts = [c for c in (_cast(preset, s, BOTS[n % len(BOTS)])
                          for n, s in enumerate(PRESETS[preset])) if c is not None][:5]
     assert len(casts) == 5

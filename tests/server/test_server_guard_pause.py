@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from server_support import LOOSE_CONFIG, Clocks, Raw, guests
+from server_support import LOOSE_CONFIG, RESYNCING, Clocks, Raw, guests
 
 from baohuang.bots import hosted_action
 from baohuang.client import view_from_dict
@@ -169,7 +169,7 @@ def _paused_server(tmp_path_factory: pytest.TempPathFactory, name: str,
     path = tmp_path_factory.mktemp(name) / "bh.db"
     config = ServerConfig(db_url=f"sqlite+aiosqlite:///{path}", hosted_delay=HOSTED_DELAY,
                           bot_delay=0.0, guard_pause=PAUSE, next_game_delay=600.0,
-                          away_grace=away_grace, **LOOSE_CONFIG)
+                          away_grace=away_grace, **LOOSE_CONFIG, **RESYNCING)
     with ServerThread(config, clocks=clocks) as running:
         yield running.url, clocks
 

@@ -161,6 +161,12 @@ def test_a_decision_times_out_after_its_own_timeout_not_an_earlier_ones(
                 still = await watcher.recv_type("snapshot")
                 await watcher.close()
                 assert still["view"]["to_act"] == seat, "our time had not run out"
+                # (the others stop here: the seat after ours would otherwise move the
+                # clock on by its 0.3 s as soon as our timed-out move reaches it, maybe
+                # before this reads the clock)
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
                 await advance(clock, 0.01)
                 while True:
                     msg = await idle.recv(60)

@@ -1,15 +1,13 @@
 """Running a real server on loopback for tests and benchmarks: in a thread of
 this process (:class:`ServerThread`) or as a separate ``baohuang serve``
-process that can be killed (:class:`ServerProcess`)."""
+process that can be killed (:class:`~.children.ServerProcess`, kept with the other
+child processes, as ``baohuang cluster`` starts its nodes with it too)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -18,18 +16,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-import httpx
 import uvicorn
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 
-from .children import ChildProcess
+from .children import ServerProcess, free_port
 from .config import ServerConfig
 from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
 
 __all__ = ["LOAD_LIMITS", "ServerProcess", "ServerThread", "free_port", "lifespan",
-           "pg_database"]
+           "listening_socket", "pg_database"]
 
 T = TypeVar("T")
 
@@ -54,11 +51,23 @@ async def lifespan(receive: Any, send: Any) -> None:
             return
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+def listening_socket(host: str = "127.0.0.1", *, send_buffer: int | None = None
+                     ) -> socket.socket:
+    """A TCP socket bound to a free port of ``host``, for uvicorn to listen on.
+
+    It is made with ``IPPROTO_TCP`` named: asyncio turns Nagle's algorithm off
+    (``TCP_NODELAY``) only on sockets that say they are TCP, and accepted sockets take
+    the listening one's protocol.  Left on, a message the server writes in two parts
+    (a WebSocket frame's head, then its body) waits for the peer's delayed
+    acknowledgement, 40 ms — as on ``baohuang serve``'s sockets, which asyncio makes,
+    it never does.  ``send_buffer``: the kernel send buffer of every accepted socket
+    (bytes; they inherit it)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if send_buffer is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+    sock.bind((host, 0))
+    return sock
 
 
 class ServerThread:
@@ -86,11 +95,7 @@ class ServerThread:
         return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> ServerThread:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if self.send_buffer is not None:      # inherited by accepted sockets
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
-        sock.bind(("127.0.0.1", 0))
+        sock = listening_socket(send_buffer=self.send_buffer)
         self.port = sock.getsockname()[1]
         self.app = app = create_app(self.config, self.static_dir, clocks=self.clocks)
         self._server = uvicorn.Server(uvicorn_config(app, self.config, "127.0.0.1", self.port,
@@ -133,38 +138,6 @@ class ServerThread:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=30)
-
-
-class ServerProcess(ChildProcess):
-    """``baohuang serve`` as a child process (to be killed and restarted)."""
-
-    def __init__(self, db_url: str, port: int | None = None, *args: str,
-                 log: Path | None = None) -> None:
-        self.db_url = db_url
-        self.port = port or free_port()
-        self.args = args
-        self.log = log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 120.0) -> None:
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "baohuang.cli", "serve", "--port", str(self.port),
-             "--db", self.db_url, "--log-level", "warning", *self.args],
-            stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            time.sleep(0.05)
-        raise TimeoutError("the server did not answer within the timeout")
 
 
 @contextlib.contextmanager

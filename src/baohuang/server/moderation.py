@@ -329,10 +329,11 @@ class Moderation:
         """Close a table this server runs, through its actor (:class:`CloseTable`): its
         game is abandoned unscored and every seat is told why; stored before sent."""
         why = check_reason(reason)
-        table = None if self.lobby is None else self.lobby.get(key)
+        table = None if self.lobby is None else self.lobby.router.local(key)
         if table is None:
             message = f"no table {key[:40]!r} on this server"
-            if self.lobby is not None and self.lobby.relay is not None:
+            if self.lobby is not None and \
+                    await self.lobby.router.locate(key, wait=0) is not None:
                 message += " (a cluster: ask the node that runs it)"
             raise ModerationError(404, "not_found", message)
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()

@@ -31,7 +31,7 @@ def cluster_command(
 ) -> None:
     """Start PostgreSQL, Redis, NODES server nodes and HAProxy on this machine (loopback),
     print where to connect, and stop them all on Ctrl-C."""
-    from ..harness import ServerProcess, free_port
+    from ..children import ServerProcess, free_port
     from .services import HAProxy, Postgres, RedisServer
 
     if nodes < 1:

@@ -1,8 +1,9 @@
 """A node of a cluster: it runs the actors of the tables whose leases it holds, and
 takes over the tables of a node that is gone.
 
-The lobby (:class:`~baohuang.server.table.lobby.Lobby`) makes one when the server is
-given a Redis (``baohuang serve --redis URL``).  Then:
+The node's router (:class:`~.router.ClusterRouter`) makes one, for its lobby
+(:class:`~baohuang.server.table.lobby.Lobby`), when the server is given a Redis
+(``baohuang serve --redis URL``).  Then:
 
 - the node is known in the cluster by its **incarnation** (:func:`incarnation`): its
   name and a random part drawn when the process starts, so that a node restarted

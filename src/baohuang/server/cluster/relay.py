@@ -58,6 +58,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.storage import UserRecord
 from ..table.inputs import Disconnect, Route
+from ..table.router import MOVING, Elsewhere, Located, rematch_answer
 from ..table.subscriber import Subscriber
 from .directory import Directory, over
 from .lease import Leases
@@ -311,43 +312,43 @@ class Relay:
                 answer = {"error": [getattr(exc, "code", "bad_request"),
                                     getattr(exc, "message", str(exc))]}
             else:
-                answer = {"id": new.id, "code": new.settings.code,
-                          "seat": new.seat_of(user.id), "table": new.table_json(None)}
+                answer = rematch_answer(new, user.id)
         self.publish(node, f"a|{call_id}|0|{json.dumps(answer)}")
 
     # -- finding a table -----------------------------------------------------------
 
-    async def locate(self, key: str, wait: float) -> Any:
-        """Where the table ``key`` (id or code) runs: the local table, or ``(node,
-        table id)``; ``"moving"`` while a table is being taken over — nobody holds it
-        yet, or a node gone does, or Redis lost track of it but the database has it
-        unfinished — (waited for up to ``wait`` seconds), or while Redis is out of
-        reach; None for no such table."""
+    async def locate(self, key: str, wait: float) -> Located:
+        """Where the table ``key`` (id or code) runs: the local table, or another
+        node's (:class:`Elsewhere`); ``MOVING`` while a table is being taken over —
+        nobody holds it yet, or a node gone does, or Redis lost track of it but the
+        database has it unfinished — (waited for up to ``wait`` seconds), or while
+        Redis is out of reach; None for no such table."""
         try:
             return await self._locate(key, wait)
         except (RedisError, OSError) as exc:
             log.warning("cluster: node %s cannot find table %r: Redis out of reach (%s)",
                         self.node, key[:40], exc)
-            return self.host.get(key) or "moving"
+            table: Located = self.host.get(key)
+            return table or MOVING
 
-    async def _locate(self, key: str, wait: float) -> Any:
+    async def _locate(self, key: str, wait: float) -> Located:
         deadline = time.monotonic() + wait
         stored: str | None = None           # (the database's id of an unknown key)
         while True:
-            table = self.host.get(key)
+            table: Located = self.host.get(key)
             if table is not None:
                 return table
             table_id, entry = await self.directory.find(stored or key)
             holder = await self.leases.holder(table_id)
             if holder is not None and holder.node != self.node and \
                     (await self.directory.alive(holder.node))[0]:
-                return holder.node, table_id
+                return Elsewhere(holder.node, table_id)
             if holder is None and entry is not None and over(entry):
                 # a finished table is held by nobody: it stays on its node (while that
                 # keeps it in memory) for its last messages and its new match
                 alive = entry["node"] != self.node and (await self.directory.alive(
                     entry["node"]))[0]
-                return (entry["node"], table_id) if alive else None
+                return Elsewhere(entry["node"], table_id) if alive else None
             if holder is None and entry is None and stored is None:
                 # Redis knows nothing of it (restarted without its data, say): a table
                 # the database has unfinished is taken over soon
@@ -356,11 +357,11 @@ class Relay:
                 except SQLAlchemyError:          # (the database out of reach: unknown)
                     log.warning("cluster: node %s cannot look table %r up: the database "
                                 "is out of reach", self.node, key[:40])
-                    return "moving"
+                    return MOVING
                 if stored is None:
                     return None
             if time.monotonic() >= deadline:
-                return "moving"
+                return MOVING
             await asyncio.sleep(0.2)
 
     def attach(self, conn: Subscriber, current: Route | None, node: str,

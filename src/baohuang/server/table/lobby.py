@@ -22,8 +22,9 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -35,16 +36,15 @@ from ..db.storage import FencedWrite, Storage, UserRecord
 from ..metrics import Census, ServerMetrics
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
+from .inputs import Disconnect, Route
 from .outage import persist
+from .router import Elsewhere, Located, TableRouter, rematch_answer
 from .seats import Seat, seats_from_json
 from .settings import Settings
+from .subscriber import Subscriber
 from .tables import Table
 
-if TYPE_CHECKING:
-    from ..cluster.member import Member
-    from ..cluster.relay import Relay
-
-__all__ = ["Lobby", "LobbyError", "TableSpec", "check_spec"]
+__all__ = ["Lobby", "LobbyError", "LocalRouter", "TableSpec", "check_spec"]
 
 log = logging.getLogger("baohuang.server")
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -202,10 +202,14 @@ class Lobby:
 
     def __init__(self, storage: Storage, config: ServerConfig,
                  clocks: ClockFactory | None = None,
-                 metrics: ServerMetrics | None = None) -> None:
+                 metrics: ServerMetrics | None = None,
+                 router: Callable[[Lobby], TableRouter] | None = None) -> None:
         """``clocks``: the clock of each new table, given its id (by default real time
         for all; a test gives each table a clock it moves by hand); ``metrics``: where
-        the tables record their figures (by default figures nobody reads)."""
+        the tables record their figures (by default figures nobody reads); ``router``:
+        makes, given this lobby, where its tables are found — this process alone
+        (:class:`LocalRouter`, the default) or a cluster's nodes
+        (:class:`~baohuang.server.cluster.router.ClusterRouter`)."""
         self.storage = storage
         self.config = config
         self.metrics = metrics or ServerMetrics()
@@ -217,24 +221,8 @@ class Lobby:
         #: the new match being made for a table (by its id): a second request meanwhile
         #: waits for it instead of making another
         self._rematches: dict[str, asyncio.Future[Table]] = {}
-        #: a cluster node (``config.redis_url``): this lobby runs the tables it holds
-        #: the leases of, and takes over those nobody holds (docs/cluster.md)
-        self.cluster: Member | None = None
-        #: and its messages to and from the other nodes: their clients at its tables,
-        #: its clients at theirs, the directory of every node's tables
-        self.relay: Relay | None = None
-        if config.redis_url is not None:
-            from ..cluster.lease import Leases
-            from ..cluster.member import Member, incarnation, node_name
-            from ..cluster.relay import Relay
-            leases = Leases.from_url(config.redis_url)
-            # (this process: a node restarted under its name is a new member)
-            node = incarnation(config.node or node_name())
-            self.cluster = Member(self, storage, leases, node, config.lease_ttl,
-                                  self.metrics)
-            self.relay = Relay(leases.redis, leases, self, node, config.lease_ttl)
-            self.cluster.after_round = self.relay.round
-            self.cluster.roster = self.relay.directory
+        #: where tables are found, this lobby's and (in a cluster) the other nodes'
+        self.router: TableRouter = (router or LocalRouter)(self)
 
     @property
     def live(self) -> dict[str, Table]:
@@ -252,9 +240,7 @@ class Lobby:
                 for seat in table.seats:
                     if seat is not None and not seat.invited:
                         seats["bot" if seat.is_bot else "player"] += 1
-        cluster = self.cluster
-        return Census(tables, seats, None if cluster is None else cluster.name,
-                      0 if cluster is None else len(cluster.held))
+        return Census(tables, seats, self.router.node, self.router.leases)
 
     def get(self, key: str) -> Table | None:
         """A table by id or by short code (any case)."""
@@ -309,7 +295,7 @@ class Lobby:
         table = Table(settings, seats, self.storage, self.config,
                       clock=self.clocks(table_id), metrics=self.metrics)
         # a cluster node holds a new table's lease before any other node can see it
-        fence = 0 if self.cluster is None else await self.cluster.hold_new(table_id)
+        fence = await self.router.hold_new(table_id)
         await self.storage.insert_table({
             "id": table_id, "code": settings.code, "owner": settings.owner,
             "preset": spec.preset, "rules": spec.rules.to_dict(), "timeout": spec.timeout,
@@ -321,8 +307,7 @@ class Lobby:
             "created": settings.created, "finished": None, "fence": fence})
         self._add(table)
         table.start()
-        if self.relay is not None:
-            await self.relay.announce(table)
+        await self.router.announce(table)
         return table
 
     async def rematch(self, table: Table, user: UserRecord) -> Table:
@@ -380,17 +365,16 @@ class Lobby:
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table
         self.codes[table.settings.code] = table.id
-        if self.relay is not None:          # (its entry in the cluster's directory)
-            table.on_change = self.relay.touch
+        self.router.adopt(table)
 
     async def restore(self) -> int:
-        """Rebuild every unfinished table from the database (a cluster node: those it
-        gets the leases of, and later those nobody holds); returns how many."""
-        if self.cluster is not None:
-            taken = await self.cluster.start()
-            if self.relay is not None:
-                await self.relay.start()
-            return taken
+        """Rebuild the unfinished tables this server runs, through its router (alone:
+        every one; a cluster node: those it gets the leases of, and later those nobody
+        holds); returns how many."""
+        return await self.router.start()
+
+    async def restore_all(self) -> int:
+        """Rebuild every unfinished table in the database; returns how many."""
         count = 0
         for row in await self.storage.unfinished_tables():
             count += await self.restore_row(row)
@@ -530,13 +514,68 @@ class Lobby:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
-        if self.cluster is not None:               # (its leases given up after the tables)
-            await self.cluster.close(self._stop_tables)
-        else:
-            await self._stop_tables()
+        await self.router.close(self._stop_tables)   # (what it holds given up after)
 
     async def _stop_tables(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()
-        if self.relay is not None:
-            await self.relay.close()
+
+
+class LocalRouter:
+    """A server alone (no ``ServerConfig.redis_url``): every table it knows of runs in
+    this process's lobby, its tokens are 0, and nobody else is told of a table."""
+
+    node: None = None
+    leases = 0
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    def local(self, key: str) -> Table | None:
+        return self.lobby.get(key)
+
+    async def locate(self, key: str, *, wait: float) -> Located:
+        return self.lobby.get(key)
+
+    def attach(self, conn: Subscriber, current: Route | None,
+               where: Table | Elsewhere) -> Route:
+        if isinstance(where, Elsewhere):     # (never located by this router)
+            raise ValueError(f"a server alone has no other node: {where!r}")
+        return attach_here(conn, current, where)
+
+    async def listing(self, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        tables = self.lobby.listing()
+        return [t.table_json(None) for t in tables[offset:offset + limit]], len(tables)
+
+    async def detail(self, key: str) -> dict[str, Any] | None:
+        table = self.lobby.get(key)
+        return None if table is None else table.table_json(None)
+
+    async def rematch(self, key: str, user: UserRecord) -> dict[str, Any]:
+        table = self.lobby.get(key)
+        if table is None:
+            raise LobbyError("not_found", f"no table {key[:40]!r}")
+        return rematch_answer(await self.lobby.rematch(table, user), user.id)
+
+    async def hold_new(self, table_id: str) -> int:
+        return 0
+
+    async def announce(self, table: Table) -> None:
+        pass
+
+    def adopt(self, table: Table) -> None:
+        pass
+
+    async def start(self) -> int:
+        return await self.lobby.restore_all()
+
+    async def close(self, stop_tables: Callable[[], Awaitable[None]]) -> None:
+        await stop_tables()
+
+
+def attach_here(conn: Subscriber, current: Route | None, table: Table) -> Table:
+    """``conn``'s route to a table of this process: its former route, another table's
+    actor or another node, is told the client left."""
+    if current is not None and current is not table:
+        current.post(Disconnect(conn))
+    return table

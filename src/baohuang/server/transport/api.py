@@ -38,6 +38,8 @@ MAX_BODY = 16 * 1024
 #: ids are database integers
 MAX_ID = 2**31 - 1
 _json = msgspec.json.Decoder()
+#: the HTTP status of a lobby's refusal by its code (any other: 400)
+LOBBY_STATUS = {"not_found": 404, "table_moving": 503, "too_many_tables": 429}
 
 
 class RequestError(Exception):
@@ -225,17 +227,11 @@ def _count(request: Request, name: str, default: int, high: int) -> int:
 
 
 async def list_tables(request: Request) -> Response:
-    lobby = server_state(request).lobby
+    router = server_state(request).router
     limit = _count(request, "limit", DEFAULT_PAGE, MAX_PAGE)
     offset = _count(request, "offset", 0, 10**6)
-    if lobby.relay is not None:                 # a cluster: every node's tables
-        listed = await lobby.relay.listing()
-        return JSONResponse({"tables": listed[offset:offset + limit], "total": len(listed),
-                             "offset": offset, "limit": limit})
-    tables = lobby.listing()
-    page = tables[offset:offset + limit]
-    return JSONResponse({"tables": [t.table_json(None) for t in page], "total": len(tables),
-                         "offset": offset, "limit": limit})
+    page, total = await router.listing(offset, limit)
+    return JSONResponse({"tables": page, "total": total, "offset": offset, "limit": limit})
 
 
 async def create_table(request: Request) -> Response:
@@ -273,28 +269,11 @@ async def rematch(request: Request) -> Response:
     user = await session_user(request)
     if user is None:
         return error(401, "login_required", "playing needs a session")
-    lobby = server_state(request).lobby
+    router = server_state(request).router
     key = request.path_params["key"]
     await _count_lookup(request, key, user)
-    table = lobby.get(key)
-    if table is None and lobby.relay is not None:    # a cluster: the table's node makes it
-        found = await lobby.relay.locate(key, wait=0)
-        if isinstance(found, tuple):
-            answer = await lobby.relay.rematch(found[0], found[1], user)
-            if "error" in answer:
-                code, message = answer["error"]
-                status = {"not_found": 404, "table_moving": 503, "too_many_tables": 429}
-                return error(status.get(code, 400), code, message)
-            return JSONResponse(answer, status_code=201)
-        if found == "moving":
-            return error(503, "table_moving", f"table {key[:40]!r} is moving to another "
-                         "node: try again in a moment")
-        table = found if found is not None and found != "moving" else None
-    if table is None:
-        return error(404, "not_found", f"no table {key[:40]!r}")
-    new = await lobby.rematch(table, user)
-    return JSONResponse({"id": new.id, "code": new.settings.code, "seat": new.seat_of(user.id),
-                         "table": new.table_json(None)}, status_code=201)
+    # (made by the node that runs the table: this one, or another of a cluster)
+    return JSONResponse(await router.rematch(key, user), status_code=201)
 
 
 async def _count_lookup(request: Request, key: str, user: UserRecord | None) -> None:
@@ -308,20 +287,11 @@ async def _count_lookup(request: Request, key: str, user: UserRecord | None) -> 
 async def table_detail(request: Request) -> Response:
     """A table's TableState, by id or code; a private table's only to its members or to
     whoever gives its code (anyone else is told there is no such table)."""
-    lobby = server_state(request).lobby
+    router = server_state(request).router
     key = request.path_params["key"]
     user = await session_user(request)
     await _count_lookup(request, key, user)
-    table = lobby.get(key)
-    # (a cluster: a table another node runs — an invitation link reaches any node)
-    shown = table.table_json(None) if table is not None else \
-        None if lobby.relay is None else await lobby.relay.entry(key)
-    if shown is None and lobby.relay is not None \
-            and await lobby.relay.locate(key, wait=0) == "moving":
-        # (Redis lost track of a table the database has open, or its node is gone:
-        # it is being taken over — as a join through the WebSocket is told)
-        return error(503, "table_moving", f"table {key[:40]!r} is moving to another "
-                     "node: try again in a moment")
+    shown = await router.detail(key)        # (wherever it runs: 503 while it moves)
     if shown is None or not admits_json(shown, key, None if user is None else user.id):
         return error(404, "not_found", f"no table {key[:40]!r}")
     return JSONResponse(shown)
@@ -375,7 +345,7 @@ def _guard(handler: Any) -> Any:
                 refused.headers["Retry-After"] = str(exc.retry_after)
             return refused
         except LobbyError as exc:
-            return error(429 if exc.code == "too_many_tables" else 400, exc.code, exc.message)
+            return error(LOBBY_STATUS.get(exc.code, 400), exc.code, exc.message)
         except RequestError as exc:
             return error(exc.status, exc.code, exc.message)
         except ChallengeError as exc:

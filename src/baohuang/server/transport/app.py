@@ -31,7 +31,8 @@ from ..retention import Retention
 from ..reviews import ReviewJobs
 from ..runtime import tune_gc
 from ..table.clock import ClockFactory
-from ..table.lobby import Lobby
+from ..table.lobby import Lobby, LocalRouter
+from ..table.router import TableRouter
 from .api import routes as api_routes
 from .clubs_api import club_routes
 from .moderation_api import routes as moderation_routes
@@ -41,7 +42,7 @@ from .state import ServerState, bearer_token
 from .webclient import web_client
 from .ws import WebSocketEndpoint
 
-__all__ = ["STATIC_DIR", "create_app", "serve", "uvicorn_config"]
+__all__ = ["STATIC_DIR", "create_app", "serve", "table_router", "uvicorn_config"]
 
 log = logging.getLogger("baohuang.server")
 MAX_FRAME = 64 * 1024
@@ -74,6 +75,17 @@ async def _no_client(request: Request) -> Response:
                         "WebSocket: <code>/ws</code>.</p>")
 
 
+def table_router(config: ServerConfig) -> Callable[[Lobby], TableRouter]:
+    """Where a server's tables are found, chosen here once for the whole server: in its
+    own lobby alone, or — given a Redis (``config.redis_url``) — on any node of its
+    cluster (docs/cluster.md)."""
+    if config.redis_url is None:
+        return LocalRouter
+    # (imported only here: Redis's client is the `cluster` extra's, not every server's)
+    from ..cluster.router import ClusterRouter
+    return ClusterRouter.join
+
+
 def create_app(config: ServerConfig | None = None, static_dir: Path | None = STATIC_DIR,
                *, clocks: ClockFactory | None = None) -> Starlette:
     """The application; its lifespan opens the database and restores tables
@@ -84,7 +96,7 @@ def create_app(config: ServerConfig | None = None, static_dir: Path | None = STA
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         storage = await open_storage(cfg.db_url)
         metrics = ServerMetrics()
-        lobby = Lobby(storage, cfg, clocks, metrics)
+        lobby = Lobby(storage, cfg, clocks, metrics, router=table_router(cfg))
         metrics.watch(lobby.census)
         accounts = Accounts(storage, per_account=cfg.login_rate_account,
                             per_address=cfg.login_rate_address, idle=cfg.session_idle,

@@ -15,6 +15,7 @@ from ..metrics import ServerMetrics
 from ..reviews import ReviewJobs
 from ..table.inputs import Disconnect
 from ..table.lobby import Lobby
+from ..table.router import TableRouter
 
 if TYPE_CHECKING:
     from ..moderation import Moderation
@@ -45,6 +46,11 @@ class ServerState:
     #: what is kept about connections (:mod:`baohuang.server.retention`)
     moderation: Moderation | None = None
     retention: Retention | None = None
+
+    @property
+    def router(self) -> TableRouter:
+        """Where a table is found: this server's lobby, or any node of its cluster."""
+        return self.lobby.router
 
 
 def end_socket(conn: Connection, code: int, reason: str) -> None:

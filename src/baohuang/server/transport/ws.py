@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..accounts.accounts import AccountError, token_digest, user_json
 from ..logs import fields
-from ..table.inputs import ClientInput, Disconnect, Route
+from ..table.inputs import ClientInput, Disconnect
 from ..table.privacy import is_table_id
+from ..table.router import MOVING
 from ..wire.protocol import (
     Hello,
     Join,
@@ -28,9 +28,6 @@ from ..wire.protocol import (
 from .connection import Connection
 from .security import cross_site_refusal, origin_allowed, refuse_handshake
 from .state import server_state, session_token, session_user
-
-if TYPE_CHECKING:
-    from ..cluster.relay import Relay
 
 __all__ = ["TokenBucket", "WebSocketEndpoint", "origin_allowed", "websocket_endpoint"]
 
@@ -107,11 +104,13 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
                             now=time.time()))
     bucket = TokenBucket(config.rate_per_second, config.burst)
     used = state.sessions.used
+    router = state.router
 
     def take(data: str | bytes) -> Join | None:
         """One message from the client: checked, decoded and handed on; a ``join`` of a
-        table this node does not run (to be found in the cluster), or by a key that is
-        not a table's id (a code: to be counted first), is returned."""
+        table this process does not run (to be located: another node of a cluster may),
+        or by a key that is not a table's id (a code: to be counted first), is
+        returned."""
         if conn.closed:
             return None
         if session is not None:
@@ -134,39 +133,22 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             return
         if conn.closed:
             return
-        table = state.lobby.get(msg.table)
-        if table is not None:
-            enter(table, msg)
-        elif state.lobby.relay is not None:
-            await join_elsewhere(msg, state.lobby.relay)
-        else:
-            conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
+        await join_located(msg)
 
-    def enter(table: Route, msg: Join) -> None:
-        if conn.route is not None and conn.route is not table:
-            conn.route.post(Disconnect(conn))
-        conn.route = table
-        table.post(ClientInput(conn, msg))
-
-    async def join_elsewhere(msg: Join, relay: Relay) -> None:
-        """A cluster node: the table runs on another node (its messages go there over
-        Redis), or is being taken over (wait for it), or does not exist."""
-        found = await relay.locate(msg.table, wait=2 * config.lease_ttl + 1)
+    async def join_located(msg: Join) -> None:
+        """A table this process does not run, or named by its code: the router finds
+        it — another node's (its messages go there over Redis), one being taken over
+        (waited for), or none."""
+        found = await router.locate(msg.table, wait=2 * config.lease_ttl + 1)
         if conn.closed:
             return
-        if found is None or found == "moving":
+        if found is None or found == MOVING:
             code = "no_table" if found is None else "table_moving"
             conn.error(code, f"no table {msg.table[:40]!r}" if found is None else
                        "the table is moving to another server; join again in a moment",
                        "join")
             return
-        if isinstance(found, tuple):
-            route: Route = relay.attach(conn, conn.route, *found)
-        else:
-            route = found
-            if conn.route is not None and conn.route is not route:
-                conn.route.post(Disconnect(conn))
-        conn.route = route
+        route = conn.route = router.attach(conn, conn.route, found)
         route.post(ClientInput(conn, msg))
 
     def handle(data: str | bytes) -> Join | None:
@@ -194,13 +176,11 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
         elif isinstance(msg, Join):
             if not is_table_id(msg.table):
                 return msg                            # (a code: counted, then joined)
-            table = state.lobby.get(msg.table)
+            table = router.local(msg.table)
             if table is None:
-                if state.lobby.relay is not None:
-                    return msg
-                conn.error("no_table", f"no table {msg.table[:40]!r}", "join")
-                return None
-            enter(table, msg)
+                return msg                            # (located, then joined)
+            route = conn.route = router.attach(conn, conn.route, table)
+            route.post(ClientInput(conn, msg))
         elif conn.route is None:
             conn.error("not_joined", "send join first", message_type(data))
         else:
@@ -221,8 +201,8 @@ async def websocket_endpoint(websocket: WebSocket, receive: Receive | None = Non
             if elsewhere is not None:
                 if not is_table_id(elsewhere.table):
                     await join_by_key(elsewhere)
-                elif state.lobby.relay is not None:
-                    await join_elsewhere(elsewhere, state.lobby.relay)
+                else:
+                    await join_located(elsewhere)
     except Exception:
         log.debug("connection %r ended with an error", conn, exc_info=True)
     finally:
