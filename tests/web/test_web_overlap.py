@@ -182,73 +182,80 @@ def test_big_moments_leave_the_score_sheet_buttons_and_turn_line_clear(
         page.context.close()
 
 
-#: what a big moment leaves readable besides (issue 36): a dialog's title and its stake
-#: line, the score sheet's head (its title, who won and the stake, how the points came
-#: about) and the 记牌器; each placement is counted by what it was checked against
-READ_JS = """() => {
-  window.readHits = [];
-  window.readChecked = {};
+#: a big moment said now, over the page as it is (the events are the seat's own, as the
+#: server sent them), and its rectangle against what must stay readable: a dialog's
+#: title and its stake line, the score sheet's head (its title, who won and the stake,
+#: how the points came about) and the 记牌器 — those on the page now
+MOMENT_NOW_JS = """async (events) => {
+  const moments = await import('/moments.js');
+  const s = window.baohuang.screen;
+  moments.showMoments(s.root, events, s.table, s.view.seat);
   const box = (el) => { const r = el.getBoundingClientRect();
     return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
   const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
     && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
-  const check = () => {
-    const m = document.querySelector('[data-testid=moment]');
-    if (!m) return;
-    const r = box(m);
-    for (const sel of ['.decision-dialog h2', '[data-testid=dialog-stake]',
-                       '.score-sheet h2', '.score-sheet .outcome', '[data-testid=score-story]',
-                       '[data-testid=card-counter]']) {
-      for (const el of document.querySelectorAll(sel)) {
-        if (!el.getBoundingClientRect().width) continue;
-        window.readChecked[sel] = (window.readChecked[sel] || 0) + 1;
-        if (meet(r, box(el))) window.readHits.push([sel, el.textContent, r, box(el)]);
-      }
+  const m = box(document.querySelector('[data-testid=moment]'));
+  const checked = [], hits = [];
+  for (const sel of ['.decision-dialog h2', '[data-testid=dialog-stake]', '.score-sheet h2',
+                     '.score-sheet .outcome', '[data-testid=score-story]',
+                     '[data-testid=card-counter]']) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (!el.getBoundingClientRect().width) continue;
+      checked.push(sel);
+      if (meet(m, box(el))) hits.push([sel, el.textContent, m, box(el)]);
     }
-  };
-  new MutationObserver(() => requestAnimationFrame(check))
-    .observe(document.body, {childList: true, subtree: true});
+  }
+  return {checked, hits};
 }"""
 
-#: a practice deal against the heuristic bots where the Guard (seat 2) says 明保 and our
-#: seat, a rebel, is asked 踢 with the moment still up
+#: a practice deal against the heuristic bots where the Guard (seat 1) says 明保 and our
+#: seat, a rebel, is then asked 踢
 OPEN_GUARD_SEED = 5
 
 
-@pytest.mark.parametrize(("size", "read"), [
-    ("360x740", [".decision-dialog h2", "[data-testid=dialog-stake]"]),
-    ("1280x800", [".score-sheet h2", ".score-sheet .outcome", "[data-testid=score-story]"]),
-    ("844x390", ["[data-testid=card-counter]"]),
-])
+@pytest.mark.parametrize("size", ["360x740", "1280x800", "844x390"])
 def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readable(
-        browser: Browser, server: str, size: str, read: list[str]) -> None:
-    """A whole game from the 明保 (the 踢 dialog comes while it is said) to the score
-    sheet (the last player out and the result said over it): no moment meets a dialog's
-    title or stake line, the score sheet's head or the 记牌器 — those of ``read`` were
-    there to meet at this size."""
+        browser: Browser, server: str, size: str) -> None:
+    """A game from the 明保 to the score sheet, a moment said at three points of it:
+    the Guard's 明保 over the 踢 dialog, a player going out at our first turn (the 记牌器
+    on the table), and the last one out with the result over the score sheet.  None
+    meets a dialog's title or stake line, the 记牌器 or the score sheet's head (reduced
+    motion: the moment stands still, its box is its place)."""
     width, height = LAYOUTS[size]
     phone = size != "1280x800"
     page, errors = open_page(browser, server, width, height, touch=phone)
     try:
         page.emulate_media(reduced_motion="reduce")
         quickplay(page, "Readable", bots="heuristic", seed=OPEN_GUARD_SEED, practice=True)
-        page.evaluate(READ_JS)
-        stages = []
+        checked: list[str] = []
+        hits: list[Any] = []
+
+        def moment(events: list[dict[str, Any]], name: str) -> None:
+            seen = page.evaluate(MOMENT_NOW_JS, events)
+            shot(page, f"moment-{name}-{size}.png")
+            checked.extend(seen["checked"])
+            hits.extend(seen["hits"])
+
         while (st := wait_turn_or_over(page)) is not None and st["stage"] != "play":
-            stages.append(st["stage"])
             if st["stage"] == "kick":
-                page.get_by_test_id("moment").wait_for()
-                shot(page, f"moment-dialog-{size}.png")
+                guard = page.evaluate("() => window.baohuang.screen.events"
+                                      ".filter((e) => e.type === 'guard' && e.open)")
+                assert guard, "no 明保 before the 踢"
+                moment(guard, "kick-dialog")
             page.locator("[data-testid=decision][data-cautious]").click()
             wait_moved(page, st["version"])
-        assert "kick" in stages, stages
+        assert {".decision-dialog h2", "[data-testid=dialog-stake]"} <= set(checked), checked
+        moment([{"type": "out", "seat": 2, "place": 1}], "counter")
+        assert "[data-testid=card-counter]" in checked, checked
         play_game(page)
         page.get_by_test_id("score-sheet").wait_for()
-        page.get_by_test_id("moment").wait_for()
-        shot(page, f"moment-sheet-{size}.png")
-        checked = page.evaluate("() => window.readChecked")
-        assert all(checked.get(sel) for sel in read), (size, checked)
-        hits = page.evaluate("() => window.readHits")
+        page.wait_for_function("() => !!window.baohuang.screen.gameOver")
+        last = page.evaluate("() => { const evs = window.baohuang.screen.events;"
+                             " return [evs.filter((e) => e.type === 'out').pop(),"
+                             "         evs.filter((e) => e.type === 'over').pop()]; }")
+        moment(last, "sheet")
+        assert {".score-sheet h2", ".score-sheet .outcome", "[data-testid=score-story]"
+                } <= set(checked), checked
         assert hits == [], (size, hits)
         assert errors == []
     finally:
