@@ -187,7 +187,10 @@ def test_big_moments_leave_the_score_sheet_buttons_and_turn_line_clear(
 #: title and its stake line, the score sheet's head (its title, who won and the stake,
 #: how the points came about) and the 记牌器 — those on the page now
 MOMENT_NOW_JS = """async (events) => {
-  const moments = await import('/moments.js');
+  // (the client's own module, at its versioned address: /moments.js would be another
+  // copy, whose moment would not replace the one the client has up)
+  const moments = await import(new URL('moments.js',
+    document.querySelector('script[type=module]').src).href);
   const s = window.baohuang.screen;
   moments.showMoments(s.root, events, s.table, s.view.seat);
   const box = (el) => { const r = el.getBoundingClientRect();
