@@ -185,7 +185,8 @@ def test_big_moments_leave_the_score_sheet_buttons_and_turn_line_clear(
 #: a big moment said now, over the page as it is (the events are the seat's own, as the
 #: server sent them), and its rectangle against what must stay readable: a dialog's
 #: title and its stake line, the score sheet's head (its title, who won and the stake,
-#: how the points came about) and the 记牌器 — those on the page now
+#: how the points came about), the 记牌器 and the buttons of the table's head and
+#: information bar — those on the page now
 MOMENT_NOW_JS = """async (events) => {
   // (the client's own module, at its versioned address: /moments.js would be another
   // copy, whose moment would not replace the one the client has up)
@@ -201,7 +202,8 @@ MOMENT_NOW_JS = """async (events) => {
   const checked = [], hits = [];
   for (const sel of ['.decision-dialog h2', '[data-testid=dialog-stake]', '.score-sheet h2',
                      '.score-sheet .outcome', '[data-testid=score-story]',
-                     '[data-testid=card-counter]']) {
+                     '[data-testid=card-counter]', '.table-head button', '.info-bar button',
+                     '.info-bar summary']) {
     for (const el of document.querySelectorAll(sel)) {
       if (!el.getBoundingClientRect().width) continue;
       checked.push(sel);
@@ -219,11 +221,12 @@ OPEN_GUARD_SEED = 5
 @pytest.mark.parametrize("size", ["360x740", "1280x800", "844x390"])
 def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readable(
         browser: Browser, server: str, size: str) -> None:
-    """A game from the 明保 to the score sheet, a moment said at three points of it:
+    """A game from the 明保 to the score sheet, a moment said at four points of it:
     the Guard's 明保 over the 踢 dialog, a player going out at our first turn (the 记牌器
-    on the table), and the last one out with the result over the score sheet.  None
-    meets a dialog's title or stake line, the 记牌器 or the score sheet's head (reduced
-    motion: the moment stands still, its box is its place)."""
+    on the table), and the last one out with the result over the score sheet and again
+    over the table once the sheet is closed (看牌桌).  None meets a dialog's title or
+    stake line, the 记牌器, the score sheet's head or a button of the table's head
+    (reduced motion: the moment stands still, its box is its place)."""
     width, height = LAYOUTS[size]
     phone = size != "1280x800"
     page, errors = open_page(browser, server, width, height, touch=phone)
@@ -259,6 +262,10 @@ def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readab
         moment(last, "sheet")
         assert {".score-sheet h2", ".score-sheet .outcome", "[data-testid=score-story]"
                 } <= set(checked), checked
+        page.get_by_test_id("close-score").click()
+        page.get_by_test_id("score-sheet").wait_for(state="hidden")
+        moment(last, "after")
+        assert {".table-head button", ".info-bar button"} <= set(checked), checked
         assert hits == [], (size, hits)
         assert errors == []
     finally:

@@ -100,12 +100,14 @@ onLangChange(clearMoments);
 // What a moment must leave uncovered: the score sheet's and a decision's buttons, the
 // 准备 block, the play buttons and the turn line ("轮到你出牌"), a dialog's title with
 // its stake (当前倍数 ×2) and timer, the score sheet's head (its title, who won, the
-// stake and how the points came about, the match's line), the 记牌器 and the 托管
-// banner ...
+// stake and how the points came about, the match's line), the 记牌器, the 托管
+// banner and the buttons of the table's head and information bar (离开, the switches,
+// 查看结算, the log) ...
 const KEEP_CLEAR = ['.score-sheet .choices', '.ready-block', '.decision-dialog .choices',
   '.controls .buttons', '[data-testid=status]', '.hosted-banner',
   '.decision-dialog h2', '.score-sheet h2', '.score-sheet .outcome', '.score-sheet .score-story',
-  '.score-sheet .match-line', '.score-sheet .note', '.counter'];
+  '.score-sheet .match-line', '.score-sheet .note', '.counter',
+  '.table-head button', '.info-bar button', '.info-bar summary'];
 // ... and, where the window has room for that too, the rest of what is read: a dialog's
 // text, the scores, every seat's name, roles and count and its hand shown after the
 // game, the stake chip's bar.
