@@ -2,7 +2,9 @@
 the player's name, card count and roles (issue 36): a whole game is played through the
 page, the score sheet closed, and every seat's name read whole in its panel — at a
 desktop's 1280×800, a portrait phone's 360×740 and a landscape phone's 844×390, in
-Chinese and in English."""
+Chinese and in English.  Before that, the score sheet's buttons are in sight whole
+without scrolling the sheet (its rows scroll under them where it is taller than its
+room)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,21 @@ NAMES_JS = """() => [...document.querySelectorAll('[data-testid=seat]')].map((se
           hand: seat.querySelectorAll('.open-hand .card').length};
 })"""
 
+#: the score sheet's buttons (再来一局, 复盘, 看牌桌 …), each with whether it is in
+#: sight, whole, where it is: inside the window and on top at its edges and centre
+#: (not clipped away by the sheet, which scrolls, nor under anything)
+SHEET_BUTTONS_JS = """() => [...document.querySelectorAll('.score-sheet .choices button')]
+  .map((b) => {
+    const r = b.getBoundingClientRect();
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    const on = (x, y) => { const e = document.elementFromPoint(x, y);
+      return e !== null && (e === b || b.contains(e)); };
+    return {text: b.textContent, top: r.top, bottom: r.bottom,
+            seen: r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight
+              && [[r.left + 3, y], [r.right - 3, y], [x, r.top + 3], [x, r.bottom - 3], [x, y]]
+                .every(([px, py]) => on(px, py))};
+  })"""
+
 RUNS = [("1280x800", "zh"), ("1280x800", "en"), ("360x740", "zh"), ("844x390", "en")]
 
 
@@ -42,6 +59,13 @@ def test_every_seat_shows_its_name_beside_its_hand_after_the_game(
     try:
         quickplay(page, "Seats", bots="hosted", seed=9, practice=True)
         play_game(page)
+        page.get_by_test_id("score-sheet").wait_for()
+        # the sheet's buttons are in sight without scrolling it (where the sheet is
+        # taller than its room its rows scroll under them)
+        page.wait_for_function("() => !!window.baohuang.screen.gameOver")
+        buttons: list[dict[str, Any]] = page.evaluate(SHEET_BUTTONS_JS)
+        shot(page, f"after-game-sheet-{size}-{lang}.png")
+        assert len(buttons) >= 4 and all(b["seen"] for b in buttons), (size, lang, buttons)
         page.get_by_test_id("close-score").click()
         page.get_by_test_id("score-sheet").wait_for(state="detached")
         seats: list[dict[str, Any]] = page.evaluate(NAMES_JS)

@@ -210,7 +210,13 @@ MOMENT_NOW_JS = """async (events) => {
       if (meet(m, box(el))) hits.push([sel, el.textContent, m, box(el)]);
     }
   }
-  return {checked, hits};
+  // (and each of its titles and lines in one line: none wrapped for want of room)
+  const wrapped = [...document.querySelectorAll('.moment-title, .moment-line')].filter((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+  }).map((el) => el.textContent);
+  return {checked, hits, wrapped};
 }"""
 
 #: a practice deal against the heuristic bots where the Guard (seat 1) says 明保 and our
@@ -225,8 +231,9 @@ def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readab
     the Guard's 明保 over the 踢 dialog, a player going out at our first turn (the 记牌器
     on the table), and the last one out with the result over the score sheet and again
     over the table once the sheet is closed (看牌桌).  None meets a dialog's title or
-    stake line, the 记牌器, the score sheet's head or a button of the table's head
-    (reduced motion: the moment stands still, its box is its place)."""
+    stake line, the 记牌器, the score sheet's head or a button of the table's head, and
+    none has a line wrapped (reduced motion: the moment stands still, its box is its
+    place)."""
     width, height = LAYOUTS[size]
     phone = size != "1280x800"
     page, errors = open_page(browser, server, width, height, touch=phone)
@@ -241,6 +248,7 @@ def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readab
             shot(page, f"moment-{name}-{size}.png")
             checked.extend(seen["checked"])
             hits.extend(seen["hits"])
+            assert seen["wrapped"] == [], (name, size, seen["wrapped"])
 
         while (st := wait_turn_or_over(page)) is not None and st["stage"] != "play":
             if st["stage"] == "kick":
