@@ -184,7 +184,7 @@ def test_big_moments_leave_the_score_sheet_buttons_and_turn_line_clear(
 
 #: a big moment said now, over the page as it is (the events are the seat's own, as the
 #: server sent them), and its rectangle against what must stay readable: a dialog's
-#: title and its stake line, the score sheet's head (its title, who won and the stake,
+#: title, its stake line and its buttons, the score sheet's head (its title, who won and the stake,
 #: how the points came about), the 记牌器 and the buttons of the table's head and
 #: information bar — those on the page now
 MOMENT_NOW_JS = """async (events) => {
@@ -200,7 +200,8 @@ MOMENT_NOW_JS = """async (events) => {
     && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
   const m = box(document.querySelector('[data-testid=moment]'));
   const checked = [], hits = [];
-  for (const sel of ['.decision-dialog h2', '[data-testid=dialog-stake]', '.score-sheet h2',
+  for (const sel of ['.decision-dialog h2', '[data-testid=dialog-stake]', '[data-testid=decision]',
+                     '.score-sheet h2',
                      '.score-sheet .outcome', '[data-testid=score-story]',
                      '[data-testid=card-counter]', '.table-head button', '.info-bar button',
                      '.info-bar summary']) {
@@ -224,9 +225,11 @@ MOMENT_NOW_JS = """async (events) => {
 OPEN_GUARD_SEED = 5
 
 
-@pytest.mark.parametrize("size", ["360x740", "1280x800", "844x390"])
+@pytest.mark.parametrize(("size", "lang"), [("360x740", "zh"), ("360x740", "en"),
+                                            ("1280x800", "zh"), ("1280x800", "en"),
+                                            ("844x390", "zh")])
 def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readable(
-        browser: Browser, server: str, size: str) -> None:
+        browser: Browser, server: str, size: str, lang: str) -> None:
     """A game from the 明保 to the score sheet, a moment said at four points of it:
     the Guard's 明保 over the 踢 dialog, a player going out at our first turn (the 记牌器
     on the table), and the last one out with the result over the score sheet and again
@@ -236,7 +239,7 @@ def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readab
     place)."""
     width, height = LAYOUTS[size]
     phone = size != "1280x800"
-    page, errors = open_page(browser, server, width, height, touch=phone)
+    page, errors = open_page(browser, server, width, height, lang=lang, touch=phone)
     try:
         page.emulate_media(reduced_motion="reduce")
         quickplay(page, "Readable", bots="heuristic", seed=OPEN_GUARD_SEED, practice=True)
@@ -245,10 +248,10 @@ def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readab
 
         def moment(events: list[dict[str, Any]], name: str) -> None:
             seen = page.evaluate(MOMENT_NOW_JS, events)
-            shot(page, f"moment-{name}-{size}.png")
+            shot(page, f"moment-{name}-{size}-{lang}.png")
             checked.extend(seen["checked"])
             hits.extend(seen["hits"])
-            assert seen["wrapped"] == [], (name, size, seen["wrapped"])
+            assert seen["wrapped"] == [], (name, size, lang, seen["wrapped"])
 
         while (st := wait_turn_or_over(page)) is not None and st["stage"] != "play":
             if st["stage"] == "kick":
@@ -274,7 +277,7 @@ def test_big_moments_leave_dialog_titles_the_stake_sheet_head_and_counter_readab
         page.get_by_test_id("score-sheet").wait_for(state="hidden")
         moment(last, "after")
         assert {".table-head button", ".info-bar button"} <= set(checked), checked
-        assert hits == [], (size, hits)
+        assert hits == [], (size, lang, hits)
         assert errors == []
     finally:
         page.context.close()
