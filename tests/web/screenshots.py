@@ -203,6 +203,21 @@ def run(browser: Any, url: str, lang: str, size: str, out: Path) -> Shots:
           s.render(); }}""")
         page.get_by_test_id("decision").first.wait_for()
         s.shot(f"08-dialog-{name}")
+    # a big moment over the last of them (the Guard's 明保 over the 踢 dialog), its box
+    # where it stands once its motion is over
+    # (the client's own modules, at their versioned address)
+    page.evaluate("""async () => { const moments = await import(new URL('moments.js',
+        document.querySelector('script[type=module]').src).href);
+      const s = window.baohuang.screen;
+      document.documentElement.dataset.motion = 'off';
+      moments.showMoments(s.root, [{type: 'guard', open: true, seat: (s.view.seat + 1) % 5}],
+                          s.table, s.view.seat); }""")
+    page.get_by_test_id("moment").wait_for()
+    s.shot("08z-dialog-kick-moment")
+    page.evaluate("""async () => {
+      const src = document.querySelector('script[type=module]').src;
+      (await import(new URL('moments.js', src).href)).clearMoments();
+      (await import(new URL('prefs.js', src).href)).applyMotion(); }""")
     page.evaluate("() => window.baohuang.screen.conn.resync()")
     page.wait_for_function("() => window.baohuang.screen.view.stage === 'play'")
 

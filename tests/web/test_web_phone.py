@@ -220,6 +220,47 @@ def test_enter_in_a_risky_dialog_takes_the_cautious_choice(browser: Browser, ser
         page.context.close()
 
 
+#: each choice of a decision dialog: its help text, whether that shows whole (no line
+#: of it cut off, no ellipsis) and whether the button lies whole in the dialog as shown
+HELP_JS = """() => [...document.querySelectorAll('[data-testid=decision]')].map((b) => {
+  const help = b.querySelector('.choice-help');
+  const d = b.closest('.decision-dialog').getBoundingClientRect();
+  const r = b.getBoundingClientRect();
+  return {choice: b.dataset.choice, help: help ? help.textContent : '',
+          whole: !help || (help.scrollHeight <= help.clientHeight + 1
+                           && help.scrollWidth <= help.clientWidth + 1),
+          inside: r.top >= d.top - 0.5 && r.bottom <= d.bottom + 0.5};
+})"""
+
+
+@pytest.mark.parametrize(("size", "lang"), [("844x390", "zh"), ("844x390", "en"),
+                                            ("740x360", "zh")])
+def test_a_dialogs_choices_say_their_help_whole_in_a_landscape_phone(
+        browser: Browser, server: str, size: str, lang: str) -> None:
+    """In a landscape phone a decision dialog lies in rows over the felt's centre: each
+    choice's help (踢's "两人以上踢（造反后一人即可）则成立") is read whole, and every
+    choice is in the dialog, unscrolled."""
+    width, height = LAYOUTS[size]
+    page, errors = open_page(browser, server, width, height, lang=lang, touch=True)
+    try:
+        quickplay(page, "Help", bots="hosted", practice=True, seed=9)
+        page.evaluate(NOTE_CHOICES_JS)
+        cut = []
+        for stage, legal, _ in DIALOGS:
+            page.evaluate(f"""() => {{ const s = window.baohuang.screen;
+              s.view = {{...s.view, stage: {json.dumps(stage)}, to_act: s.view.seat,
+                         legal_actions: {json.dumps(legal)}}};
+              s.render(); }}""")
+            page.get_by_test_id("decision").first.wait_for()
+            choices: list[dict[str, Any]] = page.evaluate(HELP_JS)
+            shot(page, f"dialog-help-{stage}-{size}-{lang}.png")
+            cut += [(stage, c) for c in choices if not (c["whole"] and c["inside"])]
+        assert cut == [], cut
+        assert errors == []
+    finally:
+        page.context.close()
+
+
 def test_enter_answers_a_real_games_decisions_cautiously(browser: Browser, server: str) -> None:
     """Deals (by seed) until this seat has been asked something: Enter answers every
     question of the role phase with the focused, cautious choice."""

@@ -98,29 +98,81 @@ export function clearMoments() {
 onLangChange(clearMoments);
 
 // What a moment must leave uncovered: the score sheet's and a decision's buttons, the
-// 准备 block, the play buttons and the turn line ("轮到你出牌").
+// 准备 block, the play buttons and the turn line ("轮到你出牌"), a dialog's title with
+// its stake (当前倍数 ×2) and timer, the score sheet's head (its title, who won, the
+// stake and how the points came about, the match's line), the 记牌器, the 托管
+// banner and the buttons of the table's head and information bar (离开, the switches,
+// 查看结算, the log) ...
 const KEEP_CLEAR = ['.score-sheet .choices', '.ready-block', '.decision-dialog .choices',
-  '.controls .buttons', '[data-testid=status]', '.hosted-banner'];
+  '.controls .buttons', '[data-testid=status]', '.hosted-banner',
+  '.decision-dialog h2', '.score-sheet h2', '.score-sheet .outcome', '.score-sheet .score-story',
+  '.score-sheet .match-line', '.score-sheet .note', '.counter',
+  '.table-head button', '.info-bar button', '.info-bar summary'];
+// ... and, where the window has room for that too, the rest of what is read: a dialog's
+// text, the scores, every seat's name, roles and count and its hand shown after the
+// game, the stake chip's bar.
+const KEEP_READABLE = ['.decision-dialog', '.score-sheet table', '.seat-head', '.seat-stats',
+  '.seat .badges', '.seat .open-hand', '.info-bar'];
 const MARGIN = 6;       // px around the moment (its pop-in grows it by 8 %)
 
-// Over the trick area when that covers nothing of KEEP_CLEAR, else at the nearest place
-// that does (first up and down, then sideways too), inside the window.
+// Over the trick area when that covers nothing of KEEP_CLEAR and KEEP_READABLE, else at
+// the nearest place that does (first up and down, then sideways too), inside the
+// window; where no place does, the nearest that leaves KEEP_CLEAR alone.
 function place(root, el) {
   const center = root && root.querySelector('.felt .center');
   const box = (center || root || document.body).getBoundingClientRect();
-  const keep = root ? KEEP_CLEAR.flatMap((sel) => [...root.querySelectorAll(sel)])
-    .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0) : [];
   const w = el.offsetWidth * 1.08 + 2 * MARGIN;
   const hgt = el.offsetHeight * 1.08 + 2 * MARGIN;
-  const spot = clearSpot(box.left + box.width / 2, box.top + box.height / 2, w, hgt, keep,
-    window.innerWidth, window.innerHeight);
+  const must = shownRects(root, KEEP_CLEAR);
+  const x = box.left + box.width / 2;
+  const y = box.top + box.height / 2;
+  const spot = clearSpot(x, y, w, hgt, must.concat(shownRects(root, KEEP_READABLE)),
+    window.innerWidth, window.innerHeight, true)
+    || clearSpot(x, y, w, hgt, must, window.innerWidth, window.innerHeight);
   el.style.left = `${spot.x}px`;
   el.style.top = `${spot.y}px`;
 }
 
+// The rectangles of the elements of `selectors` inside `root`, as far as they are shown:
+// each cut to the boxes that scroll or clip it up to the first fixed one (the score
+// sheet's rows below its fold are not on screen), those left empty dropped, and those
+// under something else (the turn line under a phone's score sheet) too.
+function shownRects(root, selectors) {
+  if (!root) return [];
+  return selectors.flatMap((sel) => [...root.querySelectorAll(sel)]).filter(onTop).map((e) => {
+    const b = e.getBoundingClientRect();
+    let r = { left: b.left, top: b.top, right: b.right, bottom: b.bottom };
+    let up = e;
+    while (getComputedStyle(up).position !== 'fixed' && up.parentElement
+           && up.parentElement !== document.body) {
+      up = up.parentElement;
+      if (getComputedStyle(up).overflow === 'visible') continue;
+      const c = up.getBoundingClientRect();
+      r = { left: Math.max(r.left, c.left), top: Math.max(r.top, c.top),
+        right: Math.min(r.right, c.right), bottom: Math.min(r.bottom, c.bottom) };
+    }
+    return r;
+  }).filter((r) => r.right > r.left && r.bottom > r.top);
+}
+
+// Is some of `el` on top where it is (its centre or a point near a corner)?  (The moment
+// itself catches no pointer, so it is not in the way of this.)
+function onTop(el) {
+  const r = el.getBoundingClientRect();
+  if (!r.width || !r.height) return false;
+  const dx = Math.min(4, r.width / 4);
+  const dy = Math.min(4, r.height / 4);
+  return [[r.left + r.width / 2, r.top + r.height / 2], [r.left + dx, r.top + dy],
+    [r.right - dx, r.top + dy], [r.left + dx, r.bottom - dy], [r.right - dx, r.bottom - dy]]
+    .some(([x, y]) => {
+      const hit = document.elementFromPoint(x, y);
+      return hit !== null && (hit === el || el.contains(hit));
+    });
+}
+
 // The centre nearest (x, y) of a w×h box inside the window that meets none of `keep`
-// (x, y itself when no place is clear).
-export function clearSpot(x, y, w, hgt, keep, width, height) {
+// (x, y itself when no place is clear, or null if `strict`).
+export function clearSpot(x, y, w, hgt, keep, width, height, strict = false) {
   const clear = (cx, cy) => {
     const left = cx - w / 2;
     const top = cy - hgt / 2;
@@ -137,5 +189,6 @@ export function clearSpot(x, y, w, hgt, keep, width, height) {
       if ((!best || d < best.d) && clear(cx, cy)) best = { x: cx, y: cy, d };
     }
   }
-  return best ? { x: best.x, y: best.y } : { x, y };
+  if (best) return { x: best.x, y: best.y };
+  return strict ? null : { x, y };
 }

@@ -261,6 +261,7 @@ function seatPanel(ctx, seat, round) {
   else if (act && act.kind === 'pass') action = h('span', { class: 'said pass' }, t('said_pass'));
   else if (act && act.kind === 'ask_lead') action = h('span', { class: 'said' }, t('said_ask_lead'));
   const open = ctx.openHands && ctx.openHands[seat];
+  if (open && seat !== me) classes.push('shown-hand');
   const bubble = ctx.bubbles && ctx.bubbles[seat];
   const totals = table && table.games > 1 ? table.totals : null;
   const points = totals && typeof totals[seat] === 'number' ? totals[seat] : null;
