@@ -9,14 +9,12 @@ from typing import Protocol
 
 from ...engine.actions import Action
 from ..wire.protocol import ClientMessage
+from .effects import Token
 from .subscriber import Subscriber
 
 __all__ = ["AwayCheck", "BotMove", "ClientInput", "CloseTable", "Disconnect", "Input",
            "NextGame",
            "ReadyDue", "Route", "Stop", "TimerFired", "Token"]
-
-Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
-
 
 @dataclass(frozen=True, slots=True)
 class ClientInput:
