@@ -29,8 +29,9 @@ from baohuang.server.table.effects import (
 )
 from baohuang.server.table.expiry import Sweep, idle_since, sweep
 from baohuang.server.table.outage import RETRY_FIRST, RETRY_MAX, Retries
+from baohuang.server.table.readiness import Readiness
 from baohuang.server.table.seats import Seat
-from baohuang.server.table.turns import THINK_COVER, Timing, Turns, answer_delay
+from baohuang.server.table.turns import THINK_COVER, AwayWatch, Timing, Turns, answer_delay
 from baohuang.server.wire.protocol import ServerMessage
 
 EPOCH = 1_800_000_000.0
@@ -295,3 +296,38 @@ def test_a_table_nobody_plays_at_is_dissolved_once_idle_for_its_time() -> None:
     assert finished(800.0, connected=True) is None
     assert finished(700.0, connected=False) is None
     assert finished(700.5, connected=False) is Sweep.FORGET
+
+
+def test_between_games_the_next_is_dealt_once_everyone_is_ready_or_the_countdown_ends() -> None:
+    seats = people()
+    seats[3], seats[4] = Seat.for_bot("normal", 3), Seat.for_bot("normal", 4)
+    between = Readiness(next_game_delay=2.0, ready_wait=15.0)
+    assert between.ask(seats, 1, now=40.0) \
+        == [CancelTimer(TimerName.READY), SetTimer(TimerName.READY, 55.0, (1, 0))]
+    assert between.json(at(41.0)) == {"seats": [3, 4], "deadline": EPOCH + 55.0}
+    assert between.say(0) and not between.say(0)            # (said once)
+    assert not between.everyone(seats)
+    assert between.late() == frozenset({1, 2})               # dealt in on 托管 at 55 s
+    assert between.say(1) and between.say(2) and between.everyone(seats)
+    assert between.end() == [CancelTimer(TimerName.READY)]
+    assert between.json(at(42.0)) is None and not between.say(0)
+
+
+def test_a_table_of_bots_deals_its_next_game_after_the_servers_pause() -> None:
+    bots: list[Seat | None] = [Seat.for_bot("normal", i) for i in range(5)]
+    between = Readiness(next_game_delay=2.0, ready_wait=None)
+    assert between.ask(bots, 3, now=7.0) \
+        == [CancelTimer(TimerName.READY), SetTimer(TimerName.NEXT_GAME, 9.0, (3, 0))]
+    # without a countdown a table of people waits for them all
+    assert Readiness(2.0, None).ask(people(), 3, now=7.0) == [CancelTimer(TimerName.READY)]
+
+
+def test_everyone_is_shown_each_away_seat_on_hosted_at_the_end_of_its_grace() -> None:
+    watch, away = AwayWatch(), TimerName.AWAY
+    # three players go away at 10 s, 30 s and 12 s; the grace is 60 s
+    assert watch.watch(70.0) == [SetTimer(away, 70.0, (0, 0))]
+    assert watch.watch(90.0) == [SetTimer(away, 70.0, (0, 0))]
+    assert watch.watch(72.0) == [SetTimer(away, 70.0, (0, 0))]
+    assert watch.rang(70.0) == [SetTimer(away, 72.0, (0, 0))]
+    assert watch.rang(72.0) == [SetTimer(away, 90.0, (0, 0))]
+    assert watch.rang(90.0) == []

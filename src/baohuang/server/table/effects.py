@@ -42,6 +42,12 @@ class TimerName(Enum):
     #: the decision awaited now: its timeout, 托管's answer, the end of the Guard's pause
     #: or of a seat's away grace
     TURN = "turn"
+    #: the match's next game is dealt (everyone is ready: 准备)
+    NEXT_GAME = "next_game"
+    #: the countdown of 准备 runs out: the next game is dealt anyway
+    READY = "ready"
+    #: a seat's away grace runs out: everyone is shown it on 托管
+    AWAY = "away"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import GameOver, Pause, TableMsg, You, encode
 from . import seating
-from .clock import Clock, LoopClock, Timer
+from .clock import Clock, LoopClock
 from .dealing import new_match
 from .effects import (
     AskBot,
@@ -44,6 +44,7 @@ from .effects import (
     SetTimer,
     ShowHeld,
     TimedOut,
+    TimerName,
     TimingEffect,
     Token,
 )
@@ -62,13 +63,14 @@ from .inputs import (
     TimerFired,
 )
 from .outage import Store
+from .readiness import Readiness
 from .results import record_result, settle
 from .seats import Seat
 from .seatstate import SeatsShown
 from .settings import Settings
 from .shell import BotAnswer, TimerSlot
 from .subscriber import Subscriber
-from .turns import Timing, Turns
+from .turns import AwayWatch, Timing, Turns
 
 __all__ = ["Table"]
 
@@ -112,8 +114,16 @@ class Table:
             pause=min(config.guard_pause, settings.timeout), timeout=settings.timeout,
             grace=config.away_grace, hosted_delay=config.hosted_delay,
             bot_delay=config.bot_delay, seed=settings.seed))
-        #: the turn's timer, on the table's clock: a ring posts :class:`TimerFired`
-        self.turn_timer = TimerSlot(self.clock, lambda token: self.post(TimerFired(token)))
+        #: the table's timers, on its clock: a ring posts the input it means
+        self.timers = {
+            TimerName.TURN: TimerSlot(self.clock, lambda token: self.post(TimerFired(token))),
+            TimerName.NEXT_GAME: TimerSlot(self.clock,
+                                           lambda token: self.post(NextGame(token[0]))),
+            TimerName.READY: TimerSlot(self.clock, lambda token: self.post(ReadyDue(token[0]))),
+            TimerName.AWAY: TimerSlot(self.clock, lambda token: self.post(AwayCheck())),
+        }
+        #: the ends of away graces still to come (:class:`~.turns.AwayWatch`)
+        self.away_watch = AwayWatch()
         self._loop: asyncio.AbstractEventLoop | None = None
         #: the server bots thinking, their answers to come
         self.bot_answers: set[BotAnswer] = set()
@@ -136,12 +146,8 @@ class Table:
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
         self.rematch: dict[str, str] | None = None
-        #: 准备 between the games of a match: the seats ready for the next deal (bots
-        #: always are); ``None``: nobody is asked (a game is on, or the match is over)
-        self.ready: set[int] | None = None
-        #: when the next deal starts anyway (the table's clock; ``None``: no countdown)
-        self.ready_due: float | None = None
-        self._ready_timer: Timer | None = None
+        #: 准备 between the games of a match (:mod:`.readiness`)
+        self.readiness = Readiness(config.next_game_delay, settings.ready_wait)
         #: told whenever the table's state is sent to everyone at it (its seats, who is
         #: connected, watchers, status, ...): a cluster node's directory writes the
         #: table's entry then, for the lobby of every node (docs/cluster.md)
@@ -197,7 +203,8 @@ class Table:
                 self.metrics.errors.labels("table", "server_error").inc()
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
-        self.turn_timer.cancel(drop=True)
+        for timer in self.timers.values():
+            timer.cancel(drop=True)
         for answer in list(self.bot_answers):
             answer.cancel()
         self.bot_answers.clear()
@@ -216,6 +223,7 @@ class Table:
         elif isinstance(item, ReadyDue):
             await self.ready_due_now(item.index)
         elif isinstance(item, AwayCheck):
+            self.perform(self.away_watch.rang(self.clock.now()))
             self.tell_away()
         elif isinstance(item, CloseTable):
             try:
@@ -233,9 +241,9 @@ class Table:
         s = self.settings
         self.match = new_match(s.rules, s.seed, s.games, s.practice)
         seats = self.seats_json()
-        await self.store.persist(lambda: self.storage.save_table(self.id, status="playing",
-                                                            seats=seats),
-                      "the start of the match")
+        await self.store.persist(
+            lambda: self.storage.save_table(self.id, status="playing", seats=seats),
+            "the start of the match")
         await self.begin_game()
 
     async def begin_game(self, hosted: frozenset[int] = frozenset()) -> None:
@@ -319,7 +327,7 @@ class Table:
             self.schedule()
 
     async def game_over(self) -> None:
-        self.turn_timer.cancel()
+        self.perform([CancelTimer(TimerName.TURN)])
         game = self.game
         assert game is not None and game.result is not None
         settled = settle(game.result, self.seats, grace=self.config.away_grace,
@@ -330,9 +338,10 @@ class Table:
         self.last_scored = settled.scored
         self.dissolved_by = settled.hosted if self.status == "dissolved" else []
         game_id, hosted = self.game_ids[-1], self.hosted_json()
-        await self.store.persist(lambda: record_result(self.storage, settled, game_id=game_id,
-                                                  table_id=self.id, hosted=hosted),
-                      f"the result of game {game_id}")
+        await self.store.persist(
+            lambda: record_result(self.storage, settled, game_id=game_id, table_id=self.id,
+                                  hosted=hosted),
+            f"the result of game {game_id}")
         if self.status != "playing":
             self.finished_at = self.clock.now()
         self.recorded = True
@@ -353,74 +362,52 @@ class Table:
                                 over=self.status != "playing", status=self.status,
                                 hosted=self.dissolved_by)
 
-    # -- 准备 between games ----------------------------------------------------------------
+    # -- 准备 between games (:mod:`.readiness`) -------------------------------------------
+    @property
+    def ready(self) -> set[int] | None:
+        """The seats ready for the next deal; ``None``: nobody is asked."""
+        return self.readiness.ready
+
     def ask_ready(self, index: int) -> None:
         """Game ``index`` of the match is next: every person at the table is asked 准备
         (ready); it is dealt once all are, or when the table's countdown
         (``Settings.ready_wait``) runs out.  A table of bots only deals after the
         server's pause between games."""
-        self.ready = {i for i, seat in enumerate(self.seats)
-                      if seat is not None and seat.is_bot}
-        self.ready_due = None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
-        if self.everyone_ready():
-            due = self.clock.now() + self.config.next_game_delay
-            self.clock.call_at(due, lambda: self.post(NextGame(index)))
-            return
-        wait = self.settings.ready_wait
-        if wait is not None:
-            self.ready_due = self.clock.now() + wait
-            self._ready_timer = self.clock.call_at(self.ready_due,
-                                                   lambda: self.post(ReadyDue(index)))
-
-    def everyone_ready(self) -> bool:
-        ready = self.ready or set()
-        return all(seat is None or i in ready for i, seat in enumerate(self.seats))
+        self.perform(self.readiness.ask(self.seats, index, self.clock.now()))
 
     async def say_ready(self, seat: int) -> None:
         """``seat`` is ready (准备): everyone sees it, and the next game is dealt if all
         are."""
-        if self.ready is None or seat in self.ready:
+        if not self.readiness.say(seat):
             return
-        self.ready.add(seat)
         self.broadcast_table()
-        if self.everyone_ready():
+        if self.readiness.everyone(self.seats):
             await self.next_game(self.index + 1)
 
     async def ready_due_now(self, index: int) -> None:
         """The countdown ran out: game ``index`` is dealt, the seats not ready in it on
         托管 (docs/rules.md §10)."""
-        if self.ready is None or index != self.index + 1:
+        if self.readiness.ready is None or index != self.index + 1:
             return
         await self.next_game(index)
 
     def ready_json(self) -> dict[str, Any] | None:
-        """The TableState's ``ready``: who is ready for the next deal and when it comes
-        anyway (``deadline``, the server's unix time; ``None``: no countdown)."""
-        if self.ready is None:
-            return None
-        deadline = None if self.ready_due is None else \
-            self.clock.wall() + (self.ready_due - self.clock.now())
-        return {"seats": sorted(self.ready), "deadline": deadline}
+        """The TableState's ``ready`` (:meth:`.Readiness.json`)."""
+        return self.readiness.json(self.instant())
 
     async def dissolve_left(self, seat: int) -> None:
         """``seat``'s player left between the games of the match: the match ends here
         (dissolved, reason ``left``); nobody is dealt a game in his name.  The others
         may start a new one (rematch), which seats only who says yes."""
-        if self.ready is None or self.status != "playing":
+        if self.readiness.ready is None or self.status != "playing":
             return
-        self.ready, self.ready_due = None, None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
+        self.perform(self.readiness.end())
         self.status, self.dissolved_reason, self.dissolved_by = "dissolved", "left", [seat]
         self.finished_at = self.clock.now()
         finished = time.time()
-        await self.store.persist(lambda: self.storage.save_table(self.id, status="dissolved",
-                                                            finished=finished),
-                      "the end of the match")
+        await self.store.persist(
+            lambda: self.storage.save_table(self.id, status="dissolved", finished=finished),
+            "the end of the match")
 
     async def close(self, note: str) -> bool:
         """A moderator closes the table (its actor handles :class:`CloseTable`): a game
@@ -442,11 +429,8 @@ class Table:
             await self.storage.save_table(self.id, status="dissolved", finished=now)
 
         await self.store.persist(write, "its closing")
-        self.turn_timer.cancel(drop=True)
-        self.ready, self.ready_due = None, None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
+        self.timers[TimerName.TURN].cancel(drop=True)
+        self.perform(self.readiness.end())
         self.status, self.dissolved_reason, self.dissolved_by = "dissolved", "closed", []
         self.closed_note = note
         self.finished_at = self.clock.now()
@@ -458,12 +442,8 @@ class Table:
         if self.status != "playing" or self.match is None or game is None \
                 or not game.is_over or index != self.index + 1:
             return
-        ready = self.ready or set()
-        late = frozenset(i for i in range(5) if i not in ready)
-        self.ready, self.ready_due = None, None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
+        late = self.readiness.late()
+        self.perform(self.readiness.end())
         self.base += game.version
         self.match.advance()
         await self.begin_game(hosted=late)
@@ -502,10 +482,11 @@ class Table:
         """Carry the timing's effects out, in order, on the table's clock."""
         for effect in effects:
             match effect:
-                case SetTimer(_, due, token):
-                    self.turn_timer.set_at(due, token)
-                case CancelTimer():
-                    self.turn_timer.cancel()
+                case SetTimer(name, due, token):
+                    self.timers[name].set_at(due, token)
+                case CancelTimer(name):
+                    # (the turn's handle is kept for the next move's timer, a few ms on)
+                    self.timers[name].cancel(drop=name is not TimerName.TURN)
                 case AskBot():
                     seat = self.seats[effect.seat]
                     assert seat is not None and seat.player is not None
@@ -685,8 +666,7 @@ class Table:
         """``seat``'s player went away: at the end of his grace time, everyone is told
         the seat is on 托管 (the same moment whoever he is and whatever his role)."""
         if self.status == "playing" and seat.away_since is not None and not seat.is_bot:
-            self.clock.call_at(seat.away_since + self.config.away_grace,
-                               lambda: self.post(AwayCheck()))
+            self.perform(self.away_watch.watch(seat.away_since + self.config.away_grace))
 
     # -- storing seats --------------------------------------------------------------------
     def seat_of(self, user_id: int) -> int | None:
@@ -715,12 +695,12 @@ class Table:
         """Store who sits where (the table pauses while the database is out of reach)."""
         seats = self.seats_json()
         await self.store.persist(lambda: self.storage.save_table(self.id, seats=seats),
-                      "its seats")
+                                 "its seats")
 
     async def save_hosted(self) -> None:
         """Store the seats' 托管 in the current game (paused as :meth:`save_seats`)."""
         if self.game_ids and self.status == "playing":
             game_id, hosted = self.game_ids[-1], self.hosted_json()
-            await self.store.persist(lambda: self.storage.save_game(self.id, game_id,
-                                                               hosted=hosted),
-                          f"托管 in game {game_id}")
+            await self.store.persist(
+                lambda: self.storage.save_game(self.id, game_id, hosted=hosted),
+                f"托管 in game {game_id}")

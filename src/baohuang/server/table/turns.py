@@ -52,6 +52,7 @@ server) shows late, and is logged.
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ from .effects import (
 )
 from .seats import Seat
 
-__all__ = ["THINK_COVER", "Held", "Timing", "Turns", "answer_delay"]
+__all__ = ["THINK_COVER", "AwayWatch", "Held", "Timing", "Turns", "answer_delay"]
 
 #: a decision made before the Guard's pause ended: (seat, action, source)
 Held = tuple[int, Action, str]
@@ -292,3 +293,34 @@ class Turns:
             return TimedOut(seat_index, guard=game.stage is Stage.GUARD)
         # the away grace ran out: 托管 takes over, and everybody is shown it once
         return AwayOver()
+
+
+class AwayWatch:
+    """The ends of the away graces still to come: at each, everyone is shown the seats
+    then on 托管 (the same moment whoever went away and whatever his role), one timer
+    (:data:`~.effects.TimerName.AWAY`) ringing at the first.
+
+    >>> watch = AwayWatch()
+    >>> [effect.due for effect in watch.watch(70.0) + watch.watch(60.0)]
+    [70.0, 60.0]
+    >>> watch.rang(60.0)
+    [SetTimer(name=<TimerName.AWAY: 'away'>, due=70.0, token=(0, 0))]
+    >>> watch.rang(70.0)
+    []
+    """
+
+    __slots__ = ("_ends",)
+
+    def __init__(self) -> None:
+        self._ends: list[float] = []
+
+    def watch(self, end: float) -> list[TimingEffect]:
+        """A seat's grace ends at ``end``: the timer rings at the first end to come."""
+        heapq.heappush(self._ends, end)
+        return [SetTimer(TimerName.AWAY, self._ends[0], (0, 0))]
+
+    def rang(self, now: float) -> list[TimingEffect]:
+        """The timer rang at ``now``: every end come is done; the next one is timed."""
+        while self._ends and self._ends[0] <= now:
+            heapq.heappop(self._ends)
+        return [SetTimer(TimerName.AWAY, self._ends[0], (0, 0))] if self._ends else []
