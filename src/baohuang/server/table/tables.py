@@ -51,14 +51,11 @@ from .effects import (
 from .expiry import idle_since
 from .inbox import Inbox
 from .inputs import (
-    AwayCheck,
     BotMove,
     ClientInput,
     CloseTable,
     Disconnect,
     Input,
-    NextGame,
-    ReadyDue,
     Stop,
     TimerFired,
 )
@@ -116,12 +113,7 @@ class Table:
             bot_delay=config.bot_delay, seed=settings.seed))
         #: the table's timers, on its clock: a ring posts the input it means
         self.timers = {
-            TimerName.TURN: TimerSlot(self.clock, lambda token: self.post(TimerFired(token))),
-            TimerName.NEXT_GAME: TimerSlot(self.clock,
-                                           lambda token: self.post(NextGame(token[0]))),
-            TimerName.READY: TimerSlot(self.clock, lambda token: self.post(ReadyDue(token[0]))),
-            TimerName.AWAY: TimerSlot(self.clock, lambda token: self.post(AwayCheck())),
-        }
+            name: TimerSlot(self.clock, self._ring_for(name)) for name in TimerName}
         #: the ends of away graces still to come (:class:`~.turns.AwayWatch`)
         self.away_watch = AwayWatch()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -215,16 +207,9 @@ class Table:
         elif isinstance(item, Disconnect):
             await seating.disconnect(self, item.conn)
         elif isinstance(item, TimerFired):
-            await self.timer_fired(item.token)
+            await self.rang(item.name, item.token)
         elif isinstance(item, BotMove):
             await self.bot_move(item)
-        elif isinstance(item, NextGame):
-            await self.next_game(item.index)
-        elif isinstance(item, ReadyDue):
-            await self.ready_due_now(item.index)
-        elif isinstance(item, AwayCheck):
-            self.perform(self.away_watch.rang(self.clock.now()))
-            self.tell_away()
         elif isinstance(item, CloseTable):
             try:
                 closed = await self.close(item.note)
@@ -477,6 +462,26 @@ class Table:
         Guard's decision is shown, or a timer runs."""
         self.perform(self.turns.plan(self.game, self.seats, (self.index, self.moves),
                                      playing=self.status == "playing", now=self.instant()))
+
+    def _ring_for(self, name: TimerName) -> Callable[[Token], None]:
+        """What the timer ``name`` does when it rings: it posts :class:`TimerFired`."""
+        return lambda token: self.post(TimerFired(name, token))
+
+    async def rang(self, name: TimerName, token: Token) -> None:
+        """The timer ``name``, set for ``token``, rang."""
+        match name:
+            case TimerName.TURN:
+                await self.timer_fired(token)
+            case TimerName.NEXT_GAME:
+                await self.next_game(token[0])
+            case TimerName.READY:
+                await self.ready_due_now(token[0])
+            case TimerName.AWAY:
+                # (at the end of a seat's away grace everyone is shown it on 托管)
+                self.perform(self.away_watch.rang(self.clock.now()))
+                self.tell_away()
+            case _:
+                assert_never(name)
 
     def perform(self, effects: list[TimingEffect]) -> None:
         """Carry the timing's effects out, in order, on the table's clock."""
