@@ -56,7 +56,7 @@ COMPILED = [
     "src/baohuang/server/table/seating.py",
     "src/baohuang/server/table/seats.py",
     "src/baohuang/server/table/seatstate.py",
-    "src/baohuang/server/table/autoplay.py",
+    "src/baohuang/server/table/shell.py",
     "src/baohuang/server/table/turns.py",
     "src/baohuang/server/table/clock.py",
     "src/baohuang/server/table/inbox.py",

@@ -13,7 +13,7 @@ from baohuang.engine.rules import RuleSet
 from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import open_storage
 from baohuang.server.table.clock import ManualClock
-from baohuang.server.table.outage import RETRY_FIRST, persist
+from baohuang.server.table.outage import RETRY_FIRST
 from baohuang.server.table.settings import Settings
 from baohuang.server.table.tables import Table
 
@@ -34,7 +34,7 @@ def test_a_paused_write_is_tried_again_on_the_tables_clock(tmp_path: Path) -> No
             if len(tried) <= 2:
                 raise ConnectionRefusedError("the database is out of reach")
 
-        task = asyncio.create_task(persist(table, write, "a test write"))
+        task = asyncio.create_task(table.store.persist(write, "a test write"))
         try:
             for due in (RETRY_FIRST, RETRY_FIRST * 3):
                 loop = asyncio.get_running_loop()

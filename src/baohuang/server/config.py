@@ -50,7 +50,7 @@ class ServerConfig:
     #: pause before a 托管 move (so people can follow) ...
     hosted_delay: float = 0.5
     #: ... and before a server bot's: drawn between this and twice this, plus 1.25 times
-    #: its level's think time, the same in every role (``table/autoplay.py``)
+    #: its level's think time, the same in every role (``table/turns.py``)
     bot_delay: float = 0.6
     #: the Guard's pause: the Guard's 明保/暗保 decision lasts exactly this long (at most
     #: the table's think time) and its answer — his own, a bot's, 托管's, or 托管's for a

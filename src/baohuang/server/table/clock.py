@@ -9,7 +9,7 @@ compare *when* things happen at two tables exactly.
 
 A server bot thinks in a worker thread (:meth:`Clock.compute`).  On a real clock its
 thinking takes the time it takes — which is why a table shows a bot's answer at a time
-drawn before it thinks (:mod:`.autoplay`), never when the thinking ends; on a
+drawn before it thinks (:mod:`.turns`), never when the thinking ends; on a
 :class:`ManualClock` thinking takes no time: the clock does not move on while any
 thinking started on it is running.
 

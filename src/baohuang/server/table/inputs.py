@@ -9,14 +9,11 @@ from typing import Protocol
 
 from ...engine.actions import Action
 from ..wire.protocol import ClientMessage
+from .effects import TimerName, Token
 from .subscriber import Subscriber
 
-__all__ = ["AwayCheck", "BotMove", "ClientInput", "CloseTable", "Disconnect", "Input",
-           "NextGame",
-           "ReadyDue", "Route", "Stop", "TimerFired", "Token"]
-
-Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
-
+__all__ = ["BotMove", "ClientInput", "CloseTable", "Disconnect", "Input", "Route", "Stop",
+           "TimerFired", "Token"]
 
 @dataclass(frozen=True, slots=True)
 class ClientInput:
@@ -31,6 +28,11 @@ class Disconnect:
 
 @dataclass(frozen=True, slots=True)
 class TimerFired:
+    """The table's timer ``name`` rang for ``token``: the turn it timed (``TURN``), the
+    game it deals (``NEXT_GAME``, ``READY``: ``(index, 0)``), or an away grace's end
+    (``AWAY``)."""
+
+    name: TimerName
     token: Token
 
 
@@ -39,23 +41,6 @@ class BotMove:
     token: Token
     seat: int
     action: Action
-
-
-@dataclass(frozen=True, slots=True)
-class NextGame:
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReadyDue:
-    """The countdown before game ``index`` ran out: it is dealt now (准备)."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class AwayCheck:
-    """A seat's away grace may have run out: everyone is told it is on 托管 now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +59,7 @@ class Stop:
     pass
 
 
-Input = ClientInput | Disconnect | TimerFired | BotMove | NextGame | ReadyDue | AwayCheck | \
-    CloseTable | Stop
+Input = ClientInput | Disconnect | TimerFired | BotMove | CloseTable | Stop
 
 
 class Route(Protocol):

@@ -36,8 +36,8 @@ from ..db.storage import FencedWrite, Storage, UserRecord
 from ..metrics import Census, ServerMetrics
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
+from .expiry import Sweep, sweep
 from .inputs import Disconnect, Route
-from .outage import persist
 from .router import Elsewhere, Located, TableRouter, rematch_answer
 from .seats import Seat, seats_from_json
 from .settings import Settings
@@ -463,15 +463,16 @@ class Lobby:
                     log.exception("table %s: the lobby could not sweep it", table.id)
 
     async def _sweep_one(self, table: Table) -> None:
-        cfg, now = self.config, table.clock.now()
-        if (table.finished_at is not None and now - table.finished_at > cfg.keep_finished
-                and not table.conns()):
+        cfg = self.config
+        what = sweep(status=table.status, finished_at=table.finished_at,
+                     connected=bool(table.conns()), idle=table.idle_since(),
+                     now=table.clock.now(), keep_finished=cfg.keep_finished,
+                     table_idle=cfg.table_idle)
+        if what is Sweep.FORGET:
             await table.stop()
             self._remove(table)
-        elif table.status in ("open", "playing"):
-            since = table.idle_since()
-            if since is not None and now - since > cfg.table_idle:
-                await self.expire(table)
+        elif what is Sweep.DISSOLVE:
+            await self.expire(table)
 
     async def expire(self, table: Table) -> None:
         """Close a table nobody plays at (``ServerConfig.table_idle``): it is dissolved
@@ -494,7 +495,7 @@ class Lobby:
             await self.storage.save_table(table.id, status="dissolved", finished=now)
 
         try:
-            await persist(table, write, "its dissolution", until_stopped=False)
+            await table.store.persist(write, "its dissolution", until_stopped=False)
         except FencedWrite:              # (fenced as the table's own writes)
             log.info("table %s: another node holds it now; it is not dissolved here",
                      table.id)

@@ -1,7 +1,7 @@
 """A table whose database is out of reach pauses and goes on by itself.
 
 An action is stored before anybody hears of it.  When the database cannot be reached
-(PostgreSQL restarting, the network cut), :func:`store_action` keeps the action and
+(PostgreSQL restarting, the network cut), :meth:`Store.action` keeps the action and
 tries its write again, a little later each time (up to every 2 s of the table's
 :class:`~.clock.Clock`, as all its time: a test that moves the clock by hand moves the
 retries): the table's actor waits there — the table pauses — and every client at the table is told
@@ -10,8 +10,8 @@ when the write is taken; docs/protocol.md).  Messages that arrive meanwhile wait
 the table's inbox and are handled after it, as always, in order; so a bot's or 托管's
 move, a timeout and a player's move are none of them lost.
 
-Every other write a table makes goes through the same :func:`persist`: its seats, a
-seat's 托管, the start of its match and of each game (:func:`insert_game`), a finished
+Every other write a table makes goes through the same :meth:`Store.persist`: its seats,
+a seat's 托管, the start of its match and of each game (:meth:`Store.insert_game`), a finished
 game's result; and the lobby's writes when it dissolves an idle table.  Each is
 idempotent: written again, it changes nothing more.
 
@@ -20,6 +20,19 @@ Nothing is written twice: an action's write carries the table's next version and
 the connection may have been committed: when the retry is refused, the action counts
 as stored if the table's stored version has reached it while its fencing token is
 still this server's (no other node wrote it).
+
+When to try again and when the clients are told is pure logic, :class:`Retries`, told
+each failure and success at the table's time; :class:`Store` — the table's shell
+around its :class:`~baohuang.server.db.storage.Storage` — waits on the table's clock
+and tells the clients (the ``tell`` it is given).
+
+>>> retries = Retries()
+>>> retries.failed(now=10.0), retries.failed(now=10.25), retries.failed(now=10.75)
+((True, 10.25), (False, 10.75), (False, 11.75))
+>>> [retries.failed(now=t)[1] - t for t in (11.75, 13.75)], retries.written()
+([2.0, 2.0], True)
+>>> retries.written()          # (written at the first try: nobody was told of a pause)
+False
 """
 
 from __future__ import annotations
@@ -27,17 +40,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy.exc import DataError, IntegrityError, ProgrammingError, SQLAlchemyError
 
 from ..db.storage import FencedWrite, Storage
 from ..metrics import ServerMetrics
-from ..wire.protocol import Pause, encode
 from .clock import Clock, sleep
-from .subscriber import Subscriber
 
-__all__ = ["RETRY_FIRST", "RETRY_MAX", "StoringTable", "insert_game", "persist", "store_action"]
+__all__ = ["REFUSED", "RETRY_FIRST", "RETRY_MAX", "UNREACHABLE", "Retries", "Store"]
 
 log = logging.getLogger("baohuang.server")
 RETRY_FIRST, RETRY_MAX = 0.25, 2.0
@@ -49,119 +60,120 @@ UNREACHABLE = (SQLAlchemyError, OSError)
 REFUSED = (IntegrityError, DataError, ProgrammingError)
 
 
-class StoringTable(Protocol):
-    """What storing an action reads at a table (the table actor is one)."""
+class Retries:
+    """When a write out of reach is tried again — :data:`RETRY_FIRST` after its first
+    failure, twice as long after each next, up to :data:`RETRY_MAX` — and whether the
+    table's clients are told it pauses (at the first failure) or goes on (once written
+    after one)."""
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def storage(self) -> Storage: ...
-    @property
-    def game_ids(self) -> list[int]: ...
-    @property
-    def moves(self) -> int: ...
-    #: actions stored so far: the next one is stored as version ``logged + 1``
-    @property
-    def logged(self) -> int: ...
-    #: the table is being stopped: a paused write gives up
-    @property
-    def stopping(self) -> bool: ...
-    #: where the time of each write of a move is recorded
-    @property
-    def metrics(self) -> ServerMetrics: ...
-    #: the table's time: a paused write is tried again on it
-    @property
-    def clock(self) -> Clock: ...
+    __slots__ = ("_delay", "paused")
 
-    def conns(self) -> list[Subscriber]: ...
+    def __init__(self) -> None:
+        self._delay = RETRY_FIRST
+        self.paused = False
 
+    def failed(self, now: float) -> tuple[bool, float]:
+        """A try failed at ``now``: (whether the table pauses now, when to try again)."""
+        pause = not self.paused
+        self.paused = True
+        due = now + self._delay
+        self._delay = min(RETRY_MAX, self._delay * 2)
+        return pause, due
 
-def tell(table: StoringTable, paused: bool) -> None:
-    """Every client at ``table``: the table pauses (or goes on)."""
-    text = encode(Pause(paused=paused, reason="database" if paused else None))
-    for conn in table.conns():
-        conn.send(text)
+    def written(self) -> bool:
+        """The write is taken: whether the table goes on from a pause (and so is reset)."""
+        resumed, self.paused, self._delay = self.paused, False, RETRY_FIRST
+        return resumed
 
 
-async def _written(table: StoringTable, version: int) -> bool:
-    """Whether ``version`` of ``table``'s log is stored, by this server."""
-    storage = table.storage
-    return (await storage.table_fence(table.id) == storage.fences.get(table.id, 0)
-            and await storage.table_version(table.id) >= version)
+class Store:
+    """A table's writes: each tried again on the table's clock while the database is out
+    of reach, the table paused meanwhile (``tell(True)``, then ``tell(False)``)."""
 
+    def __init__(self, table_id: str, storage: Storage, clock: Clock,
+                 metrics: ServerMetrics, tell: Callable[[bool], None]) -> None:
+        self.table_id, self.storage, self.clock, self.metrics = table_id, storage, clock, metrics
+        self.tell = tell
+        #: the table is being stopped: a paused write gives up
+        self.stopping = False
 
-async def store_action(table: StoringTable, seat: int, action: dict[str, Any], source: str) -> None:
-    """Store ``action`` as ``table``'s next version, waiting for as long as the database
-    is out of reach (the table paused).  Raises :class:`FencedWrite` when another
-    writer holds the table, and the database's error if the table stops meanwhile."""
-    version = table.logged + 1
-    tries = 0
+    async def _written(self, version: int) -> bool:
+        """Whether ``version`` of the table's log is stored, by this server."""
+        storage = self.storage
+        return (await storage.table_fence(self.table_id)
+                == storage.fences.get(self.table_id, 0)
+                and await storage.table_version(self.table_id) >= version)
 
-    async def write() -> None:
-        nonlocal tries
-        tries += 1
-        began = time.perf_counter()
-        try:
-            await table.storage.append_action(
-                table.game_ids[-1], table.moves, seat, action, source,
-                table_id=table.id, version=version)
-            table.metrics.store_seconds.observe(time.perf_counter() - began)
-        except FencedWrite:
-            # (after a try that lost its answer: stored if the log has the version)
-            if not (tries > 1 and await _written(table, version)):
+    async def action(self, game_id: int, seq: int, seat: int, action: dict[str, Any],
+                     source: str, *, version: int) -> None:
+        """Store ``action`` as version ``version`` of the table's log, waiting for as
+        long as the database is out of reach (the table paused).  Raises
+        :class:`FencedWrite` when another writer holds the table, and the database's
+        error if the table stops meanwhile."""
+        tries = 0
+
+        async def write() -> None:
+            nonlocal tries
+            tries += 1
+            began = time.perf_counter()
+            try:
+                await self.storage.append_action(game_id, seq, seat, action, source,
+                                                 table_id=self.table_id, version=version)
+                self.metrics.store_seconds.observe(time.perf_counter() - began)
+            except FencedWrite:
+                # (after a try that lost its answer: stored if the log has the version)
+                if not (tries > 1 and await self._written(version)):
+                    raise
+
+        await self.persist(write, f"version {version}")
+
+    async def insert_game(self, values: dict[str, Any]) -> int:
+        """Store a new game of the table (``values``: its row) and return its id, paused
+        while the database is out of reach.  A try after one whose answer was lost finds
+        the game that try stored (a table's games are numbered: one row a number)."""
+        game_id: int | None = None
+        tries = 0
+
+        async def write() -> None:
+            nonlocal game_id, tries
+            tries += 1
+            if tries > 1:
+                game_id = await self.storage.game_of(self.table_id, values["idx"])
+            if game_id is None:
+                game_id = await self.storage.insert_game(values)
+
+        await self.persist(write, f"the start of game {values['idx']}")
+        assert game_id is not None
+        return game_id
+
+    async def persist(self, write: Callable[[], Awaitable[None]], what: str, *,
+                      until_stopped: bool = True) -> None:
+        """``write()`` again, on the table's clock, for as long as the database is out
+        of reach (:class:`Retries`): the table pauses (its clients are told) and goes
+        on once it is written.  ``write`` must be idempotent: a try whose answer was
+        lost may have been committed.  Raises the database's error if the table stops
+        meanwhile (``until_stopped``; a write made for a table after it stopped — the
+        lobby dissolving it — waits on).  A write the database refuses (a broken
+        constraint) is raised at once."""
+        retries = Retries()
+        while True:
+            try:
+                await write()
+                break
+            except REFUSED:
                 raise
-
-    await persist(table, write, f"version {version}")
-
-
-async def insert_game(table: StoringTable, values: dict[str, Any]) -> int:
-    """Store a new game of ``table`` (``values``: its row) and return its id, paused
-    while the database is out of reach.  A try after one whose answer was lost finds
-    the game that try stored (a table's games are numbered: one row a number)."""
-    game_id: int | None = None
-    tries = 0
-
-    async def write() -> None:
-        nonlocal game_id, tries
-        tries += 1
-        if tries > 1:
-            game_id = await table.storage.game_of(table.id, values["idx"])
-        if game_id is None:
-            game_id = await table.storage.insert_game(values)
-
-    await persist(table, write, f"the start of game {values['idx']}")
-    assert game_id is not None
-    return game_id
-
-
-async def persist(table: StoringTable, write: Callable[[], Awaitable[None]], what: str,
-                  *, until_stopped: bool = True) -> None:
-    """``write()`` again, a little later each time, for as long as the database is out
-    of reach: the table pauses (its clients are told) and goes on once it is written.
-    ``write`` must be idempotent: a try whose answer was lost may have been committed.
-    Raises the database's error if the table stops meanwhile (``until_stopped``; a
-    write made for a table after it stopped — the lobby dissolving it — waits on).  A
-    write the database refuses (a broken constraint) is raised at once."""
-    delay, paused = RETRY_FIRST, False
-    while True:
-        try:
-            await write()
-            break
-        except REFUSED:
-            raise
-        except UNREACHABLE:
-            if until_stopped and table.stopping:
-                raise
-            if not paused:
-                paused = True
-                log.warning("table %s: the database is out of reach; paused at %s",
-                            table.id, what)
-                tell(table, True)
-        await sleep(table.clock, delay)     # (the table's time, as all its waits)
-        delay = min(RETRY_MAX, delay * 2)
-        if until_stopped and table.stopping:
-            raise ConnectionError(f"table {table.id} stopped while its database was out "
-                                  "of reach")
-    if paused:
-        log.info("table %s: the database is back; %s stored", table.id, what)
-        tell(table, False)
+            except UNREACHABLE:
+                if until_stopped and self.stopping:
+                    raise
+                pause, due = retries.failed(self.clock.now())
+                if pause:
+                    log.warning("table %s: the database is out of reach; paused at %s",
+                                self.table_id, what)
+                    self.tell(True)
+            await sleep(self.clock, due - self.clock.now())   # (the table's time)
+            if until_stopped and self.stopping:
+                raise ConnectionError(f"table {self.table_id} stopped while its database "
+                                      "was out of reach")
+        if retries.written():
+            log.info("table %s: the database is back; %s stored", self.table_id, what)
+            self.tell(False)

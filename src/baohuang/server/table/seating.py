@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from typing import TYPE_CHECKING, Protocol, assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from ...engine.actions import Action, ActionKind, ActionParseError
-from ...engine.game import Game
 from ...engine.state import IllegalAction
-from ..config import ServerConfig
 from ..db.moderation import muted_text
-from ..db.storage import Storage
-from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import (
     EMOTES,
@@ -25,7 +21,6 @@ from ..wire.protocol import (
     ClientMessage,
     Emote,
     Emoted,
-    GameOver,
     Hosted,
     Join,
     Leave,
@@ -40,75 +35,21 @@ from ..wire.protocol import (
     Start,
     encode,
 )
-from .clock import Clock
 from .clubseats import club_refusal, is_member
 from .privacy import admits
 from .seats import Seat
-from .settings import Settings
 from .subscriber import Subscriber
 
 if TYPE_CHECKING:
-    from ..db.storage import Storage
+    from .tables import Table
 
-__all__ = ["EMOTE_INTERVAL", "SeatingTable", "client", "disconnect"]
+__all__ = ["EMOTE_INTERVAL", "client", "disconnect"]
 
 #: a seat sends at most one quick phrase or emote this often (seconds)
 EMOTE_INTERVAL = 3.0
 
 
-class SeatingTable(Protocol):
-    """What seating reads and does at a table (the table actor is one)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def config(self) -> ServerConfig: ...
-    @property
-    def clock(self) -> Clock: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def storage(self) -> Storage: ...
-    @property
-    def seats(self) -> list[Seat | None]: ...
-    @property
-    def watchers(self) -> set[Subscriber]: ...
-    @property
-    def game(self) -> Game | None: ...
-    @property
-    def base(self) -> int: ...
-    @property
-    def index(self) -> int: ...
-    @property
-    def version(self) -> int: ...
-    @property
-    def recorded(self) -> bool: ...
-    @property
-    def metrics(self) -> ServerMetrics: ...
-
-    def seat_of(self, user_id: int) -> int | None: ...
-    def conns(self) -> list[Subscriber]: ...
-    def five_seated(self) -> bool: ...
-    def deadline(self) -> float | None: ...
-    def game_over_message(self) -> GameOver: ...
-    def broadcast_table(self) -> None: ...
-    def schedule(self) -> None: ...
-    async def save_seats(self) -> None: ...
-    async def save_hosted(self) -> None: ...
-    async def start_match(self) -> None: ...
-    async def apply(self, seat: int, action: Action, source: str) -> None: ...
-    async def decide(self, seat: int, action: Action, source: str) -> None: ...
-    @property
-    def ready(self) -> set[int] | None: ...
-    async def say_ready(self, seat: int) -> None: ...
-    async def dissolve_left(self, seat: int) -> None: ...
-    def tell_away(self) -> None: ...
-    def watch_away(self, seat: Seat) -> None: ...
-
-
-async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
+async def client(table: Table, conn: Subscriber, msg: ClientMessage) -> None:
     """Handle one message of a connection at (or joining) ``table``."""
     if conn.seat is not None and conn.table is table:
         seat = table.seats[conn.seat]
@@ -148,7 +89,7 @@ async def client(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> N
             assert_never(msg)
 
 
-async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
+async def join(table: Table, conn: Subscriber, msg: Join) -> None:
     """Seat (or re-seat) a player, or add a watcher; then bring them up to date.  A
     private table is entered with its code, or by its members (its owner and seated
     players) with its id too; anyone else is told there is no such table, as for a
@@ -213,7 +154,7 @@ async def join(table: SeatingTable, conn: Subscriber, msg: Join) -> None:
         table.schedule()
 
 
-def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
+def sync(table: Table, conn: Subscriber, version: int | None) -> None:
     """Send what ``conn`` missed since ``version``: events of this game, or a snapshot."""
     game = table.game
     if game is None:
@@ -232,7 +173,7 @@ def sync(table: SeatingTable, conn: Subscriber, version: int | None) -> None:
         conn.send_message(table.game_over_message())
 
 
-async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
+async def act(table: Table, conn: Subscriber, msg: Act) -> None:
     """A seated player's decision: checked here, judged by the engine."""
     game, seat_index = table.game, conn.seat
     if seat_index is None:
@@ -272,7 +213,7 @@ async def act(table: SeatingTable, conn: Subscriber, msg: Act) -> None:
         conn.error("illegal", exc.reason, "act")
 
 
-async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
+async def hosted(table: Table, conn: Subscriber, on: bool) -> None:
     """托管 on or off for the connection's seat (off refused once locked)."""
     seat = table.seats[conn.seat] if conn.seat is not None else None
     game = table.game
@@ -294,7 +235,7 @@ async def hosted(table: SeatingTable, conn: Subscriber, on: bool) -> None:
     table.schedule()
 
 
-async def ready(table: SeatingTable, conn: Subscriber) -> None:
+async def ready(table: Table, conn: Subscriber) -> None:
     """准备: the connection's seat is ready for the match's next game."""
     if conn.seat is None:
         conn.error("not_seated", "only a seated player is ready", "ready")
@@ -306,7 +247,7 @@ async def ready(table: SeatingTable, conn: Subscriber) -> None:
     await table.say_ready(conn.seat)
 
 
-async def muted(table: SeatingTable, conn: Subscriber, ref: str) -> bool:
+async def muted(table: Table, conn: Subscriber, ref: str) -> bool:
     """Whether ``conn``'s user is muted (禁言) by a moderator now: told so (``muted``,
     until when) and his chat or emote goes nowhere.  Read from the database each time
     (a mute made on another node or from the shell holds at once)."""
@@ -320,7 +261,7 @@ async def muted(table: SeatingTable, conn: Subscriber, ref: str) -> bool:
     return True
 
 
-def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
+def emote(table: Table, conn: Subscriber, phrase: str) -> None:
     """Relay a seated player's quick phrase or emote to everyone at the table, at most
     one per :data:`EMOTE_INTERVAL` seconds a seat."""
     seat = table.seats[conn.seat] if conn.seat is not None else None
@@ -341,7 +282,7 @@ def emote(table: SeatingTable, conn: Subscriber, phrase: str) -> None:
         other.send(text)
 
 
-def chat(table: SeatingTable, conn: Subscriber, text: str) -> None:
+def chat(table: Table, conn: Subscriber, text: str) -> None:
     """Relay a seated player's free text to everyone at a private table (as text: line
     breaks and other control and format characters become spaces or go), at most one
     per :data:`EMOTE_INTERVAL` seconds a seat; nothing of it is stored."""
@@ -385,7 +326,7 @@ def plain_text(text: str) -> str:
     return "".join(out)
 
 
-async def leave(table: SeatingTable, conn: Subscriber) -> None:
+async def leave(table: Table, conn: Subscriber) -> None:
     """Leave the table; during a game that is 逃跑 (docs/rules.md §10)."""
     seat_index = conn.seat
     seat = table.seats[seat_index] if seat_index is not None else None
@@ -427,7 +368,7 @@ async def leave(table: SeatingTable, conn: Subscriber) -> None:
     table.schedule()
 
 
-async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> None:
+async def lobby(table: Table, conn: Subscriber, msg: ClientMessage) -> None:
     """Seating before the start: sit, stand, add or remove a bot, start."""
     ref = _ref(msg)
     if table.status != "open":
@@ -518,7 +459,7 @@ async def lobby(table: SeatingTable, conn: Subscriber, msg: ClientMessage) -> No
         await table.start_match()
 
 
-async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
+async def disconnect(table: Table, conn: Subscriber) -> None:
     """A connection is gone: its seat is kept (away) for its player to come back."""
     table.watchers.discard(conn)
     for seat in table.seats:
@@ -531,7 +472,7 @@ async def disconnect(table: SeatingTable, conn: Subscriber) -> None:
     table.schedule()
 
 
-def _to_watchers(table: SeatingTable, conn: Subscriber) -> None:
+def _to_watchers(table: Table, conn: Subscriber) -> None:
     """``conn`` no longer holds a seat: it watches (and is sent the table as such by
     the broadcast that follows every seating change)."""
     conn.seat = None

@@ -7,7 +7,9 @@ turn has passed.
 Each accepted action is written to the database before it is broadcast.  The
 engine decides legality; :mod:`.render` is the only way game state reaches a
 client.  Time is the table's :class:`~.clock.Clock`; when each decision began,
-its timer and the Guard's pause are :class:`~.turns.Turns`.
+its timer, the Guard's pause, 托管's answer times and a server bot's are
+:class:`~.turns.Turns`: pure logic, told the time (:meth:`Table.instant`), that answers
+with effects (:mod:`.effects`) the table carries out on its clock (:mod:`.shell`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
+from ...bots import hosted_action
 from ...engine.actions import Action, ActionKind
 from ...engine.game import Game
 from ...engine.match import Match
@@ -28,31 +31,43 @@ from ..db.storage import Storage
 from ..logs import fields, table_context
 from ..metrics import ServerMetrics
 from ..wire import render
-from ..wire.protocol import GameOver, TableMsg, You, encode
-from . import autoplay, seating
-from .clock import Clock, LoopClock, Timer
+from ..wire.protocol import GameOver, Pause, TableMsg, You, encode
+from . import seating
+from .clock import Clock, LoopClock
 from .dealing import new_match
+from .effects import (
+    AskBot,
+    AwayOver,
+    CancelTimer,
+    HostedMove,
+    Instant,
+    SetTimer,
+    ShowHeld,
+    TimedOut,
+    TimerName,
+    TimingEffect,
+    Token,
+)
+from .expiry import idle_since
 from .inbox import Inbox
 from .inputs import (
-    AwayCheck,
     BotMove,
     ClientInput,
     CloseTable,
     Disconnect,
     Input,
-    NextGame,
-    ReadyDue,
     Stop,
     TimerFired,
-    Token,
 )
-from .outage import insert_game, persist, store_action
+from .outage import Store
+from .readiness import Readiness
 from .results import record_result, settle
 from .seats import Seat
 from .seatstate import SeatsShown
 from .settings import Settings
+from .shell import BotAnswer, TimerSlot
 from .subscriber import Subscriber
-from .turns import Turns
+from .turns import AwayWatch, Timing, Turns
 
 __all__ = ["Table"]
 
@@ -73,6 +88,8 @@ class Table:
         self.storage = storage
         self.config = config
         self.clock: Clock = clock or LoopClock()
+        #: the table's writes, paused while the database is out of reach (:mod:`.outage`)
+        self.store = Store(settings.id, storage, self.clock, self.metrics, self.tell_paused)
         for seat in seats:             # (an absent player is away from the table's start)
             if seat is not None and seat.away_since is not None:
                 seat.away_since = self.clock.now()
@@ -90,11 +107,18 @@ class Table:
         self.watchers: set[Subscriber] = set()
         self._inbox: Inbox[Input] = Inbox()
         self._task: asyncio.Task[None] | None = None
-        self.turns = Turns(self.clock, min(config.guard_pause, settings.timeout),
-                           lambda token: self.post(TimerFired(token)))
+        self.turns = Turns(Timing(
+            pause=min(config.guard_pause, settings.timeout), timeout=settings.timeout,
+            grace=config.away_grace, hosted_delay=config.hosted_delay,
+            bot_delay=config.bot_delay, seed=settings.seed))
+        #: the table's timers, on its clock: a ring posts the input it means
+        self.timers = {
+            name: TimerSlot(self.clock, self._ring_for(name)) for name in TimerName}
+        #: the ends of away graces still to come (:class:`~.turns.AwayWatch`)
+        self.away_watch = AwayWatch()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.bot_turn: Token | None = None
-        self.bot_answers: set[autoplay.BotAnswer] = set()
+        #: the server bots thinking, their answers to come
+        self.bot_answers: set[BotAnswer] = set()
         #: the view each seat's connection (index 5: the watchers) holds now, as sent at
         #: the current version; ``None``: unknown, the next event message sends it whole
         self._shown: list[render.Parts | None] = [None] * 6
@@ -114,12 +138,8 @@ class Table:
         self.last_scored: bool | None = None
         #: the table the same players moved on to (``{"id", "code"}``) after the match
         self.rematch: dict[str, str] | None = None
-        #: 准备 between the games of a match: the seats ready for the next deal (bots
-        #: always are); ``None``: nobody is asked (a game is on, or the match is over)
-        self.ready: set[int] | None = None
-        #: when the next deal starts anyway (the table's clock; ``None``: no countdown)
-        self.ready_due: float | None = None
-        self._ready_timer: Timer | None = None
+        #: 准备 between the games of a match (:mod:`.readiness`)
+        self.readiness = Readiness(config.next_game_delay, settings.ready_wait)
         #: told whenever the table's state is sent to everyone at it (its seats, who is
         #: connected, watchers, status, ...): a cluster node's directory writes the
         #: table's entry then, for the lobby of every node (docs/cluster.md)
@@ -152,11 +172,8 @@ class Table:
         self._task = self._loop.create_task(self._run(), name=f"table-{self.id}",
                                             context=table_context(self.id))
 
-    #: set by :meth:`stop`: a write waiting for the database gives up (``outage.py``)
-    stopping = False
-
     async def stop(self) -> None:
-        self.stopping = True
+        self.store.stopping = True       # (a write waiting for the database gives up)
         self.post(Stop())
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
@@ -178,9 +195,11 @@ class Table:
                 self.metrics.errors.labels("table", "server_error").inc()
                 if isinstance(item, ClientInput):
                     item.conn.error("server_error", "the server failed to handle this message")
-        self.turns.cancel(drop=True)
+        for timer in self.timers.values():
+            timer.cancel(drop=True)
         for answer in list(self.bot_answers):
             answer.cancel()
+        self.bot_answers.clear()
 
     async def _handle(self, item: Input) -> None:
         if isinstance(item, ClientInput):
@@ -188,15 +207,9 @@ class Table:
         elif isinstance(item, Disconnect):
             await seating.disconnect(self, item.conn)
         elif isinstance(item, TimerFired):
-            await autoplay.timer_fired(self, item.token)
+            await self.rang(item.name, item.token)
         elif isinstance(item, BotMove):
-            await autoplay.bot_move(self, item)
-        elif isinstance(item, NextGame):
-            await self.next_game(item.index)
-        elif isinstance(item, ReadyDue):
-            await self.ready_due_now(item.index)
-        elif isinstance(item, AwayCheck):
-            self.tell_away()
+            await self.bot_move(item)
         elif isinstance(item, CloseTable):
             try:
                 closed = await self.close(item.note)
@@ -213,9 +226,9 @@ class Table:
         s = self.settings
         self.match = new_match(s.rules, s.seed, s.games, s.practice)
         seats = self.seats_json()
-        await persist(self, lambda: self.storage.save_table(self.id, status="playing",
-                                                            seats=seats),
-                      "the start of the match")
+        await self.store.persist(
+            lambda: self.storage.save_table(self.id, status="playing", seats=seats),
+            "the start of the match")
         await self.begin_game()
 
     async def begin_game(self, hosted: frozenset[int] = frozenset()) -> None:
@@ -229,7 +242,7 @@ class Table:
                 if index in hosted and not seat.is_bot:
                     seat.put_on_hosted()
         record = game.record()
-        self.game_ids.append(await insert_game(self, {
+        self.game_ids.append(await self.store.insert_game({
             "table_id": self.id, "idx": self.index, "seed": record["seed"],
             "dealer": record["dealer"], "tribute": record["tribute"], "rules": record["rules"],
             "seats": self.seats_json(), "status": "playing", "result": None, "scored": None,
@@ -237,7 +250,8 @@ class Table:
         self.moves = 0
         self.recorded = False
         self._shown = [None] * 6
-        autoplay.begin_turn(self, fresh=True)     # the first decision's clock starts with the deal
+        # (the first decision's clock starts with the deal)
+        self.turns.begin_game(game, (self.index, self.moves), self.instant(), fresh=True)
         deadline = self.deadline()
         for conn in self.conns():
             conn.send_message(render.snapshot(game, conn.seat, base=self.base, index=self.index,
@@ -249,18 +263,10 @@ class Table:
         """A decision for ``seat`` by its player, bot, 托管 or timeout: applied now, or —
         an answer to the Guard's decision made before the Guard's pause ended — checked
         and held until then (:mod:`.turns`; raises IllegalAction)."""
-        game, turns = self.game, self.turns
-        if game is None or game.stage is not Stage.GUARD or action.kind is ActionKind.LEAVE \
-                or not turns.too_early():
+        if self.turns.hold(self.game, seat, action, source, self.clock.now()):
+            self.schedule()
+        else:
             await self.apply(seat, action, source)
-            return
-        if turns.held is not None:
-            raise IllegalAction("your answer is given; it is shown when the decision's "
-                                "pause ends")
-        if action not in game.legal_actions():
-            raise IllegalAction(f"{action} is not allowed now")
-        turns.held = (seat, action, source)
-        self.schedule()
 
     async def apply(self, seat: int, action: Action, source: str) -> None:
         """Apply, store, then broadcast one action (raises IllegalAction, nothing changed)."""
@@ -281,7 +287,8 @@ class Table:
             raise IllegalAction(f"the server could not apply {action}") from None
         try:
             # (the database out of reach: the table pauses here until it is back)
-            await store_action(self, seat, action.to_dict(), source)
+            await self.store.action(self.game_ids[-1], self.moves, seat, action.to_dict(),
+                                    source, version=self.logged + 1)
         except Exception:
             log.exception("table %s: storing an action failed; taking it back", self.id)
             record = game.record()
@@ -305,7 +312,7 @@ class Table:
             self.schedule()
 
     async def game_over(self) -> None:
-        self.turns.cancel()
+        self.perform([CancelTimer(TimerName.TURN)])
         game = self.game
         assert game is not None and game.result is not None
         settled = settle(game.result, self.seats, grace=self.config.away_grace,
@@ -316,9 +323,10 @@ class Table:
         self.last_scored = settled.scored
         self.dissolved_by = settled.hosted if self.status == "dissolved" else []
         game_id, hosted = self.game_ids[-1], self.hosted_json()
-        await persist(self, lambda: record_result(self.storage, settled, game_id=game_id,
-                                                  table_id=self.id, hosted=hosted),
-                      f"the result of game {game_id}")
+        await self.store.persist(
+            lambda: record_result(self.storage, settled, game_id=game_id, table_id=self.id,
+                                  hosted=hosted),
+            f"the result of game {game_id}")
         if self.status != "playing":
             self.finished_at = self.clock.now()
         self.recorded = True
@@ -339,74 +347,52 @@ class Table:
                                 over=self.status != "playing", status=self.status,
                                 hosted=self.dissolved_by)
 
-    # -- 准备 between games ----------------------------------------------------------------
+    # -- 准备 between games (:mod:`.readiness`) -------------------------------------------
+    @property
+    def ready(self) -> set[int] | None:
+        """The seats ready for the next deal; ``None``: nobody is asked."""
+        return self.readiness.ready
+
     def ask_ready(self, index: int) -> None:
         """Game ``index`` of the match is next: every person at the table is asked 准备
         (ready); it is dealt once all are, or when the table's countdown
         (``Settings.ready_wait``) runs out.  A table of bots only deals after the
         server's pause between games."""
-        self.ready = {i for i, seat in enumerate(self.seats)
-                      if seat is not None and seat.is_bot}
-        self.ready_due = None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
-        if self.everyone_ready():
-            due = self.clock.now() + self.config.next_game_delay
-            self.clock.call_at(due, lambda: self.post(NextGame(index)))
-            return
-        wait = self.settings.ready_wait
-        if wait is not None:
-            self.ready_due = self.clock.now() + wait
-            self._ready_timer = self.clock.call_at(self.ready_due,
-                                                   lambda: self.post(ReadyDue(index)))
-
-    def everyone_ready(self) -> bool:
-        ready = self.ready or set()
-        return all(seat is None or i in ready for i, seat in enumerate(self.seats))
+        self.perform(self.readiness.ask(self.seats, index, self.clock.now()))
 
     async def say_ready(self, seat: int) -> None:
         """``seat`` is ready (准备): everyone sees it, and the next game is dealt if all
         are."""
-        if self.ready is None or seat in self.ready:
+        if not self.readiness.say(seat):
             return
-        self.ready.add(seat)
         self.broadcast_table()
-        if self.everyone_ready():
+        if self.readiness.everyone(self.seats):
             await self.next_game(self.index + 1)
 
     async def ready_due_now(self, index: int) -> None:
         """The countdown ran out: game ``index`` is dealt, the seats not ready in it on
         托管 (docs/rules.md §10)."""
-        if self.ready is None or index != self.index + 1:
+        if self.readiness.ready is None or index != self.index + 1:
             return
         await self.next_game(index)
 
     def ready_json(self) -> dict[str, Any] | None:
-        """The TableState's ``ready``: who is ready for the next deal and when it comes
-        anyway (``deadline``, the server's unix time; ``None``: no countdown)."""
-        if self.ready is None:
-            return None
-        deadline = None if self.ready_due is None else \
-            self.clock.wall() + (self.ready_due - self.clock.now())
-        return {"seats": sorted(self.ready), "deadline": deadline}
+        """The TableState's ``ready`` (:meth:`.Readiness.json`)."""
+        return self.readiness.json(self.instant())
 
     async def dissolve_left(self, seat: int) -> None:
         """``seat``'s player left between the games of the match: the match ends here
         (dissolved, reason ``left``); nobody is dealt a game in his name.  The others
         may start a new one (rematch), which seats only who says yes."""
-        if self.ready is None or self.status != "playing":
+        if self.readiness.ready is None or self.status != "playing":
             return
-        self.ready, self.ready_due = None, None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
+        self.perform(self.readiness.end())
         self.status, self.dissolved_reason, self.dissolved_by = "dissolved", "left", [seat]
         self.finished_at = self.clock.now()
         finished = time.time()
-        await persist(self, lambda: self.storage.save_table(self.id, status="dissolved",
-                                                            finished=finished),
-                      "the end of the match")
+        await self.store.persist(
+            lambda: self.storage.save_table(self.id, status="dissolved", finished=finished),
+            "the end of the match")
 
     async def close(self, note: str) -> bool:
         """A moderator closes the table (its actor handles :class:`CloseTable`): a game
@@ -427,12 +413,9 @@ class Table:
                                              scored=False, hosted=hosted, finished=now)
             await self.storage.save_table(self.id, status="dissolved", finished=now)
 
-        await persist(self, write, "its closing")
-        self.turns.cancel(drop=True)
-        self.ready, self.ready_due = None, None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
+        await self.store.persist(write, "its closing")
+        self.timers[TimerName.TURN].cancel(drop=True)
+        self.perform(self.readiness.end())
         self.status, self.dissolved_reason, self.dissolved_by = "dissolved", "closed", []
         self.closed_note = note
         self.finished_at = self.clock.now()
@@ -444,12 +427,8 @@ class Table:
         if self.status != "playing" or self.match is None or game is None \
                 or not game.is_over or index != self.index + 1:
             return
-        ready = self.ready or set()
-        late = frozenset(i for i in range(5) if i not in ready)
-        self.ready, self.ready_due = None, None
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
-            self._ready_timer = None
+        late = self.readiness.late()
+        self.perform(self.readiness.end())
         self.base += game.version
         self.match.advance()
         await self.begin_game(hosted=late)
@@ -468,15 +447,127 @@ class Table:
             self.ask_ready(self.index + 1)
         self.schedule()
 
-    # -- turns, 托管 and bots (:mod:`.autoplay`) ---------------------------------------------
+    # -- turns, 托管 and bots (:mod:`.turns`, carried out by :mod:`.shell`) ------------------
+    def instant(self) -> Instant:
+        """The table's time now, read once for one step of its logic."""
+        return Instant(self.clock.now(), self.clock.wall())
+
     def deadline(self) -> float | None:
         """When the decision awaited now times out (``None``: nobody is waited for)."""
-        return autoplay.deadline(self)
+        return self.turns.deadline(self.game, self.seats, playing=self.status == "playing",
+                                   now=self.clock.now())
 
     def schedule(self) -> None:
         """Arrange what happens next: a bot thinks, 托管 moves, a held answer to the
         Guard's decision is shown, or a timer runs."""
-        autoplay.schedule(self)
+        self.perform(self.turns.plan(self.game, self.seats, (self.index, self.moves),
+                                     playing=self.status == "playing", now=self.instant()))
+
+    def _ring_for(self, name: TimerName) -> Callable[[Token], None]:
+        """What the timer ``name`` does when it rings: it posts :class:`TimerFired`."""
+        return lambda token: self.post(TimerFired(name, token))
+
+    async def rang(self, name: TimerName, token: Token) -> None:
+        """The timer ``name``, set for ``token``, rang."""
+        match name:
+            case TimerName.TURN:
+                await self.timer_fired(token)
+            case TimerName.NEXT_GAME:
+                await self.next_game(token[0])
+            case TimerName.READY:
+                await self.ready_due_now(token[0])
+            case TimerName.AWAY:
+                # (at the end of a seat's away grace everyone is shown it on 托管)
+                self.perform(self.away_watch.rang(self.clock.now()))
+                self.tell_away()
+            case _:
+                assert_never(name)
+
+    def perform(self, effects: list[TimingEffect]) -> None:
+        """Carry the timing's effects out, in order, on the table's clock."""
+        for effect in effects:
+            match effect:
+                case SetTimer(name, due, token):
+                    self.timers[name].set_at(due, token)
+                case CancelTimer(name):
+                    # (the turn's handle is kept for the next move's timer, a few ms on)
+                    self.timers[name].cancel(drop=name is not TimerName.TURN)
+                case AskBot():
+                    seat = self.seats[effect.seat]
+                    assert seat is not None and seat.player is not None
+                    self.bot_answers.add(BotAnswer(effect, seat.player, self.clock,
+                                                   self.metrics, self._bot_answered,
+                                                   self.id))
+                case _:
+                    assert_never(effect)
+
+    def _bot_answered(self, answer: BotAnswer) -> None:
+        self.bot_answers.discard(answer)
+        assert answer.action is not None
+        self.post(BotMove(answer.token, answer.seat, answer.action))
+
+    async def timer_fired(self, token: Token) -> None:
+        """What was timed for the turn ``token`` is due (nothing if that turn has
+        passed)."""
+        ring = self.turns.ring(self.game, self.seats, token, (self.index, self.moves),
+                               self.clock.now())
+        match ring:
+            case None:
+                return
+            case ShowHeld(seat, action, source):
+                try:
+                    await self.apply(seat, action, source)
+                except IllegalAction as exc:
+                    log.warning("table %s: a held answer %s was refused (%s)", self.id,
+                                action, exc.reason)
+                    self.schedule()
+            case HostedMove(seat, takeover):
+                if takeover:
+                    self.metrics.hosted_takeovers.labels("away").inc()
+                await self.auto_move(seat, "hosted")
+            case TimedOut(seat, guard):
+                # timeout: 托管 answers, and plays on from now — except for the Guard's
+                # decision (whose time is the pause), which 托管 only answers: a seat seen
+                # on 托管 after it would be the Guard (docs/rules.md §10)
+                if not guard:
+                    self.metrics.hosted_takeovers.labels("timeout").inc()
+                    timed_out = self.seats[seat]
+                    assert timed_out is not None
+                    timed_out.put_on_hosted()
+                    await self.save_hosted()
+                    self.broadcast_table()
+                await self.auto_move(seat, "timeout")
+            case AwayOver():
+                # the away grace ran out: 托管 takes over, and everybody is shown it once
+                # (:meth:`tell_away`) — at the end of any seat's grace, not only the one
+                # whose decision is timed, so the message tells nobody who decides (while
+                # the Guard decides the others are shown every seat's 托管 as it was when
+                # the decision began, :mod:`.seatstate`)
+                self.tell_away()
+                self.schedule()
+            case _:
+                assert_never(ring)
+
+    async def auto_move(self, seat: int, source: str) -> None:
+        """托管's answer for ``seat`` (``source``: ``hosted`` or ``timeout``).  A seat
+        whose away grace ran out is shown on 托管 to everyone first."""
+        game = self.game
+        assert game is not None
+        self.tell_away()
+        await self.decide(seat, hosted_action(game.view(seat), game.legal_actions()),
+                          source)
+
+    async def bot_move(self, move: BotMove) -> None:
+        """A bot's move, if its turn has not passed (refused: 托管 moves instead)."""
+        game = self.game
+        if game is None or game.is_over or move.token != (self.index, self.moves):
+            return
+        try:
+            await self.decide(move.seat, move.action, "bot")
+        except IllegalAction as exc:
+            log.warning("table %s: bot move %s refused (%s); 托管 moves", self.id,
+                        move.action, exc.reason)
+            await self.auto_move(move.seat, "hosted")
 
     # -- sending --------------------------------------------------------------------------
     def conns(self) -> list[Subscriber]:
@@ -490,7 +581,8 @@ class Table:
         game = self.game
         assert game is not None
         if not game.is_over:
-            autoplay.begin_turn(self, fresh=not same, same=same)
+            self.turns.begin_game(game, (self.index, self.moves), self.instant(),
+                                  fresh=not same, same=same)
         deadline = None if game.is_over else self.deadline()
         shown = self._shown
         receivers: list[int | None] = []       # seats with a connection, None: watchers
@@ -547,6 +639,13 @@ class Table:
         conn.send_message(TableMsg(table=self.table_json(conn.seat),
                                    you=You(seat=conn.seat, watcher=conn.seat is None)))
 
+    def tell_paused(self, paused: bool) -> None:
+        """Every client at the table: the table pauses (its database is out of reach),
+        or goes on."""
+        text = encode(Pause(paused=paused, reason="database" if paused else None))
+        for conn in self.conns():
+            conn.send(text)
+
     def broadcast_table(self) -> None:
         now, grace = self.clock.now(), self.config.away_grace
         for seat in self.seats:         # (every seat's away 托管 is shown by this one)
@@ -572,8 +671,7 @@ class Table:
         """``seat``'s player went away: at the end of his grace time, everyone is told
         the seat is on 托管 (the same moment whoever he is and whatever his role)."""
         if self.status == "playing" and seat.away_since is not None and not seat.is_bot:
-            self.clock.call_at(seat.away_since + self.config.away_grace,
-                               lambda: self.post(AwayCheck()))
+            self.perform(self.away_watch.watch(seat.away_since + self.config.away_grace))
 
     # -- storing seats --------------------------------------------------------------------
     def seat_of(self, user_id: int) -> int | None:
@@ -585,15 +683,7 @@ class Table:
     def idle_since(self) -> float | None:
         """Since when (the table's clock) no player has been connected and no move made;
         ``None`` while a player is connected."""
-        since = self.moved_at
-        for seat in self.seats:
-            if seat is None or seat.is_bot:
-                continue
-            if seat.conn is not None:
-                return None
-            if seat.away_since is not None:
-                since = max(since, seat.away_since)
-        return since
+        return idle_since(self.seats, self.moved_at)
 
     def five_seated(self) -> bool:
         """Five seats taken: by bots, and by people who said yes (an invited seat of a
@@ -609,13 +699,13 @@ class Table:
     async def save_seats(self) -> None:
         """Store who sits where (the table pauses while the database is out of reach)."""
         seats = self.seats_json()
-        await persist(self, lambda: self.storage.save_table(self.id, seats=seats),
-                      "its seats")
+        await self.store.persist(lambda: self.storage.save_table(self.id, seats=seats),
+                                 "its seats")
 
     async def save_hosted(self) -> None:
         """Store the seats' 托管 in the current game (paused as :meth:`save_seats`)."""
         if self.game_ids and self.status == "playing":
             game_id, hosted = self.game_ids[-1], self.hosted_json()
-            await persist(self, lambda: self.storage.save_game(self.id, game_id,
-                                                               hosted=hosted),
-                          f"托管 in game {game_id}")
+            await self.store.persist(
+                lambda: self.storage.save_game(self.id, game_id, hosted=hosted),
+                f"托管 in game {game_id}")

@@ -1,0 +1,119 @@
+"""What a table's pure logic asks its shell to do, and the instant it decides at.
+
+The table's timing (:mod:`.turns`) neither reads a clock nor sets a timer: it is
+told the time (an :class:`Instant`, read once per input) and answers with effects —
+time this turn (:class:`SetTimer`), time nothing (:class:`CancelTimer`), ask a
+server bot (:class:`AskBot`) — that the table's shell (:mod:`.shell`) carries out
+on the table's :class:`~.clock.Clock`.  What a turn's timer ringing means is
+answered as a :data:`Ring`: show the held answer to the Guard's decision, let
+托管 answer, time the seat out, or tell everyone a seat's away grace ran out.
+
+>>> SetTimer(TimerName.TURN, due=3.0, token=(0, 4))
+SetTimer(name=<TimerName.TURN: 'turn'>, due=3.0, token=(0, 4))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
+
+from ...engine.actions import Action
+from ...engine.views import View
+
+__all__ = ["AskBot", "AwayOver", "CancelTimer", "HostedMove", "Instant", "Ring", "SetTimer",
+           "ShowHeld", "TimedOut", "TimerName", "TimingEffect", "Token"]
+
+Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
+
+
+class Instant(NamedTuple):
+    """The table's time at one input: monotonic seconds (turns, delays, away times are
+    measured in it) and the same instant as seconds since the epoch (the deadlines
+    shown to clients)."""
+
+    mono: float
+    wall: float
+
+
+class TimerName(Enum):
+    """The timers a table keeps, one handle each."""
+
+    #: the decision awaited now: its timeout, 托管's answer, the end of the Guard's pause
+    #: or of a seat's away grace
+    TURN = "turn"
+    #: the match's next game is dealt (everyone is ready: 准备)
+    NEXT_GAME = "next_game"
+    #: the countdown of 准备 runs out: the next game is dealt anyway
+    READY = "ready"
+    #: a seat's away grace runs out: everyone is shown it on 托管
+    AWAY = "away"
+
+
+@dataclass(frozen=True, slots=True)
+class SetTimer:
+    """Ring ``name`` for ``token`` at ``due`` (the table's clock), instead of what it
+    timed before."""
+
+    name: TimerName
+    due: float
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTimer:
+    """Ring ``name`` for nothing (its handle may be kept and ring in vain)."""
+
+    name: TimerName
+
+
+@dataclass(frozen=True, slots=True)
+class AskBot:
+    """A server bot decides for ``seat`` at the turn ``token``: it thinks now, and its
+    answer shows no sooner than ``due`` (drawn before it thinks from public facts
+    only, :func:`.turns.answer_delay`)."""
+
+    token: Token
+    seat: int
+    due: float
+    view: View
+    legal: tuple[Action, ...]
+
+
+TimingEffect = SetTimer | CancelTimer | AskBot
+
+
+@dataclass(frozen=True, slots=True)
+class ShowHeld:
+    """The Guard's pause is over: apply the answer held until now."""
+
+    seat: int
+    action: Action
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostedMove:
+    """托管 answers for ``seat`` now; ``takeover``: the first of its decisions since its
+    player went away (counted once an absence in the server's figures)."""
+
+    seat: int
+    takeover: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    """``seat`` ran out of time: 托管 answers, and plays on for it — except in the
+    Guard's decision (``guard``), which 托管 only answers (docs/rules.md §10)."""
+
+    seat: int
+    guard: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AwayOver:
+    """A seat's away grace ran out before the decision's time: everyone is shown the
+    seats on 托管, then the turn is timed again."""
+
+
+Ring = ShowHeld | HostedMove | TimedOut | AwayOver

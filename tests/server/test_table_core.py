@@ -1,0 +1,333 @@
+"""The table's pure logic on a hand-moved clock: no event loop, socket or database.
+
+Each test tells the table's timing (:class:`~baohuang.server.table.turns.Turns`) the
+time as a test moves it and reads the effects it answers with: when the turn's timer
+rings, when a bot is asked and when its answer shows, what a ring means."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+
+from baohuang.bots import hosted_action, make_bot
+from baohuang.engine.actions import Action
+from baohuang.engine.game import Game
+from baohuang.engine.rules import RuleSet
+from baohuang.engine.state import IllegalAction, Stage
+from baohuang.server.db.storage import UserRecord
+from baohuang.server.table.effects import (
+    AskBot,
+    AwayOver,
+    CancelTimer,
+    HostedMove,
+    Instant,
+    SetTimer,
+    ShowHeld,
+    TimedOut,
+    TimerName,
+)
+from baohuang.server.table.expiry import Sweep, idle_since, sweep
+from baohuang.server.table.outage import RETRY_FIRST, RETRY_MAX, Retries
+from baohuang.server.table.readiness import Readiness
+from baohuang.server.table.seats import Seat
+from baohuang.server.table.turns import THINK_COVER, AwayWatch, Timing, Turns, answer_delay
+from baohuang.server.wire.protocol import ServerMessage
+
+EPOCH = 1_800_000_000.0
+TURN = TimerName.TURN
+
+
+def at(mono: float) -> Instant:
+    """The hand-moved clock at ``mono`` seconds (and the wall clock with it)."""
+    return Instant(mono, EPOCH + mono)
+
+
+def people() -> list[Seat | None]:
+    return [Seat(name=f"p{i}", user_id=i + 1, away_since=None) for i in range(5)]
+
+
+class Socket:
+    """A player's connection as the table sees it: what it was sent."""
+
+    def __init__(self) -> None:
+        self.user: UserRecord | None = None
+        self.table: object | None = None
+        self.seat: int | None = None
+        self.hints = False
+        self.sent: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.sent.append(text)
+
+    def send_message(self, message: ServerMessage) -> None:
+        self.sent.append(repr(message))
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        self.sent.append(code)
+
+    def close(self, code: int, reason: str) -> None:
+        self.sent.append(str(code))
+
+
+def deal(seed: int = 1) -> Game:
+    return Game.new(RuleSet(), seed, dealer=0)
+
+
+def to_the_guard() -> Game:
+    """A game whose Guard decides 明保/暗保 now (托管 answering every role before)."""
+    for seed in range(1, 200):
+        game = deal(seed)
+        while not game.is_over and game.stage is not Stage.GUARD \
+                and game.stage is not Stage.PLAY:
+            seat = game.to_act
+            assert seat is not None
+            game.apply(hosted_action(game.view(seat), game.legal_actions()))
+        if game.stage is Stage.GUARD:
+            return game
+    raise AssertionError("no deal of the first 200 has a Guard's decision")
+
+
+def test_a_person_is_timed_out_when_the_turns_time_runs_out() -> None:
+    game, seats = deal(), people()
+    turns = Turns(Timing(pause=6.0, timeout=20.0, grace=60.0))
+    turns.begin_game(game, (0, 0), at(0.0), fresh=True)
+    assert turns.plan(game, seats, (0, 0), playing=True, now=at(0.0)) \
+        == [SetTimer(TURN, 20.0, (0, 0))]
+    assert turns.deadline(game, seats, playing=True, now=3.0) == EPOCH + 20.0
+    # (asked again later — a reconnect — the turn's time is where it was)
+    assert turns.plan(game, seats, (0, 0), playing=True, now=at(7.5)) \
+        == [SetTimer(TURN, 20.0, (0, 0))]
+    seat = game.to_act
+    assert seat is not None
+    assert turns.ring(game, seats, (0, 0), (0, 0), 20.0) == TimedOut(seat, guard=False)
+    # a ring for a turn that has passed means nothing
+    assert turns.ring(game, seats, (0, 0), (0, 1), 20.0) is None
+
+
+def test_nothing_is_timed_at_a_table_not_playing() -> None:
+    game, seats = deal(), people()
+    turns = Turns(Timing(pause=6.0, timeout=20.0))
+    assert turns.plan(game, seats, (0, 0), playing=False, now=at(0.0)) \
+        == [CancelTimer(TURN)]
+    assert turns.deadline(game, seats, playing=False, now=0.0) is None
+
+
+def test_the_guards_decision_lasts_exactly_the_pause_and_an_early_answer_is_held() -> None:
+    game, seats = to_the_guard(), people()
+    turns = Turns(Timing(pause=6.0, timeout=20.0))
+    began = 100.0
+    turns.begin_game(game, (0, 9), at(began), fresh=True)
+    # the pause, not the timeout, times the decision, and every seat is shown its end
+    assert turns.plan(game, seats, (0, 9), playing=True, now=at(began)) \
+        == [SetTimer(TURN, began + 6.0, (0, 9))]
+    assert turns.deadline(game, seats, playing=True, now=began) == EPOCH + began + 6.0
+    assert turns.too_early(began + 0.2) and turns.too_early(began + 5.99)
+    assert not turns.too_early(began + 6.0)
+    guard = game.to_act
+    assert guard is not None
+    answer = game.legal_actions()[0]
+    assert turns.hold(game, guard, answer, "player", began + 0.2)     # checked and held
+    assert turns.plan(game, seats, (0, 9), playing=True, now=at(began + 0.2)) \
+        == [SetTimer(TURN, began + 6.0, (0, 9))]
+    with pytest.raises(IllegalAction):                        # one answer only
+        turns.hold(game, guard, game.legal_actions()[-1], "player", began + 1.0)
+    assert turns.ring(game, seats, (0, 9), (0, 9), began + 6.0) \
+        == ShowHeld(guard, answer, "player")
+    assert turns.held is None
+
+
+@pytest.mark.parametrize("source", ["player", "bot", "hosted", "timeout"])
+def test_every_answer_to_the_guards_decision_shows_when_the_pause_ends(source: str) -> None:
+    game, seats = to_the_guard(), people()
+    guard = game.to_act
+    assert guard is not None
+    turns = Turns(Timing(pause=6.0, timeout=20.0))
+    turns.begin_game(game, (0, 9), at(50.0), fresh=True)
+    answer = game.legal_actions()[-1]
+    for early in (50.0, 52.5, 55.99):
+        fresh = Turns(Timing(pause=6.0, timeout=20.0))
+        fresh.begin_game(game, (0, 9), at(50.0), fresh=True)
+        assert fresh.hold(game, guard, answer, source, early)
+        assert fresh.plan(game, seats, (0, 9), playing=True, now=at(early)) \
+            == [SetTimer(TURN, 56.0, (0, 9))]
+        assert fresh.ring(game, seats, (0, 9), (0, 9), 56.0) == ShowHeld(guard, answer, source)
+    # at the pause's end, an answer is applied at once; an illegal one is refused early
+    assert not turns.hold(game, guard, answer, source, 56.0)
+    with pytest.raises(IllegalAction):
+        turns.hold(game, guard, Action.read("pass"), source, 51.0)
+    assert turns.held is None
+
+
+def test_hosted_answers_the_guards_decision_when_the_pause_ends() -> None:
+    game, seats = to_the_guard(), people()
+    guard = game.to_act
+    assert guard is not None
+    seat = seats[guard]
+    assert seat is not None
+    seat.put_on_hosted()
+    turns = Turns(Timing(pause=6.0, timeout=20.0, hosted_delay=0.5))
+    turns.begin_game(game, (0, 9), at(10.0), fresh=True)
+    assert turns.plan(game, seats, (0, 9), playing=True, now=at(10.0)) \
+        == [SetTimer(TURN, 16.0, (0, 9))]
+    # a timeout in the Guard's decision: 托管 only answers it (no seat seen on 托管 after)
+    seat.hosted = False
+    assert turns.ring(game, seats, (0, 9), (0, 9), 16.0) == TimedOut(guard, guard=True)
+
+
+def test_hosted_answers_once_its_delay_after_it_was_first_asked_each_turn() -> None:
+    game, seats = deal(), people()
+    seat_index = game.to_act
+    assert seat_index is not None
+    seat = seats[seat_index]
+    assert seat is not None
+    seat.put_on_hosted()
+    turns = Turns(Timing(pause=6.0, timeout=20.0, hosted_delay=0.5))
+    turns.begin_game(game, (0, 0), at(1.0), fresh=True)
+    assert turns.plan(game, seats, (0, 0), playing=True, now=at(1.0)) \
+        == [SetTimer(TURN, 1.5, (0, 0))]
+    # toggled off and on again, or a reconnect: no new time
+    assert turns.plan(game, seats, (0, 0), playing=True, now=at(1.4)) \
+        == [SetTimer(TURN, 1.5, (0, 0))]
+    assert turns.deadline(game, seats, playing=True, now=1.4) is None
+    assert turns.ring(game, seats, (0, 0), (0, 0), 1.5) == HostedMove(seat_index, False)
+
+
+def test_an_away_seat_is_taken_over_by_hosted_once_its_grace_runs_out() -> None:
+    game, seats = deal(), people()
+    seat_index = game.to_act
+    assert seat_index is not None
+    seat = seats[seat_index]
+    assert seat is not None
+    turns = Turns(Timing(pause=6.0, timeout=20.0, grace=5.0, hosted_delay=0.5))
+    turns.begin_game(game, (0, 0), at(0.0), fresh=True)
+    seat.away_since = 2.0                               # (he disconnects at 2 s)
+    assert turns.plan(game, seats, (0, 0), playing=True, now=at(2.0)) \
+        == [SetTimer(TURN, 7.0, (0, 0))]
+    assert turns.ring(game, seats, (0, 0), (0, 0), 7.0) == HostedMove(seat_index, True)
+    assert seat.away_hosted          # (counted once an absence)
+    assert turns.ring(game, seats, (0, 0), (0, 0), 7.5) == HostedMove(seat_index, False)
+
+
+def test_another_seats_grace_ending_first_is_told_and_the_turn_timed_again() -> None:
+    game, seats = deal(), people()
+    seat_index = game.to_act
+    assert seat_index is not None
+    turns = Turns(Timing(pause=6.0, timeout=20.0, grace=5.0))
+    turns.begin_game(game, (0, 0), at(0.0), fresh=True)
+    # (the seat deciding is connected; the timer rang for another's grace)
+    assert turns.ring(game, seats, (0, 0), (0, 0), 5.0) == AwayOver()
+
+
+def test_a_bot_is_asked_once_a_turn_its_answer_due_at_a_time_drawn_from_public_facts() -> None:
+    game = deal(3)
+    seat_index = game.to_act
+    assert seat_index is not None
+    seats = people()
+    seats[seat_index] = Seat.for_bot("expert", 7)
+    timing = Timing(pause=6.0, timeout=20.0, bot_delay=0.6, seed=42)
+    turns = Turns(timing)
+    turns.begin_game(game, (0, 0), at(3.0), fresh=True)
+    effects = turns.plan(game, seats, (0, 0), playing=True, now=at(3.0))
+    assert effects[0] == CancelTimer(TURN)
+    ask = effects[1]
+    assert isinstance(ask, AskBot) and ask.token == (0, 0) and ask.seat == seat_index
+    assert ask.legal == tuple(game.legal_actions())
+    delay = answer_delay(timing, 0, (0, 0), seat_index, make_bot("expert", 1))
+    assert ask.due == 3.0 + delay >= 3.0 + 0.6 + THINK_COVER * 0.8
+    # asked again in the same turn (a seat joins, a toggle): no second ask
+    assert turns.plan(game, seats, (0, 0), playing=True, now=at(3.5)) == [CancelTimer(TURN)]
+    # the bot's seat and level, not its role, draw the time: a rebel's and an Emperor's
+    # answer show alike
+    assert delay == answer_delay(timing, 0, (0, 0), seat_index, Seat.for_bot("expert", 9)
+                                 .player)
+
+
+def test_a_seat_leaving_keeps_the_decisions_clock_and_deadline() -> None:
+    game, seats = deal(), people()
+    turns = Turns(Timing(pause=6.0, timeout=20.0))
+    turns.begin_game(game, (0, 0), at(0.0), fresh=True)
+    turns.begin_game(game, (0, 1), at(4.0), same=True)      # (逃跑: not the decision)
+    assert turns.deadline(game, seats, playing=True, now=4.0) == EPOCH + 20.0
+    assert turns.plan(game, seats, (0, 1), playing=True, now=at(4.0)) \
+        == [SetTimer(TURN, 20.0, (0, 1))]
+    turns.begin_game(game, (0, 2), at(5.0), fresh=True)      # a move: a new decision
+    assert turns.deadline(game, seats, playing=True, now=5.0) == EPOCH + 25.0
+
+
+def test_a_write_out_of_reach_is_tried_again_later_each_time_and_told_once() -> None:
+    retries = Retries()
+    now, told, tries = 50.0, [], [50.0]
+    for _ in range(6):                      # the database out of reach six times
+        pause, due = retries.failed(now)
+        told += [True] if pause else []
+        tries.append(due)
+        now = due
+    assert told == [True]                   # the clients are told once the table pauses
+    gaps = [b - a for a, b in pairwise(tries)]
+    assert gaps == [RETRY_FIRST, 0.5, 1.0, RETRY_MAX, RETRY_MAX, RETRY_MAX]
+    assert retries.written() is True        # ... and once it goes on
+    assert retries.failed(now) == (True, now + RETRY_FIRST)     # a new outage: anew
+
+
+def test_a_table_nobody_plays_at_is_dissolved_once_idle_for_its_time() -> None:
+    seats = people()
+    for seat in seats[1:]:
+        assert seat is not None
+        seat.away_since = 40.0 + (seat.user_id or 0)       # (the last goes away at 45 s)
+    first = seats[0]
+    assert first is not None
+    first.conn = Socket()
+    seats[4] = Seat.for_bot("normal", 4)                     # (a bot counts for nothing)
+    assert idle_since(seats, moved_at=50.0) is None          # a player is connected
+
+    def at_(now: float) -> Sweep | None:
+        return sweep(status="playing", finished_at=None, connected=False,
+                     idle=idle_since(seats, moved_at=30.0), now=now, keep_finished=600.0,
+                     table_idle=300.0)
+    first.conn, first.away_since = None, 20.0
+    assert idle_since(seats, moved_at=30.0) == 44.0          # the last player's leaving
+    assert idle_since(seats, moved_at=50.0) == 50.0          # ... or the last move
+    assert at_(344.0) is None and at_(344.01) is Sweep.DISSOLVE
+    # a finished table is forgotten once kept long enough and nobody is connected
+    def finished(now: float, connected: bool) -> Sweep | None:
+        return sweep(status="over", finished_at=100.0, connected=connected, idle=44.0,
+                     now=now, keep_finished=600.0, table_idle=300.0)
+    assert finished(800.0, connected=True) is None
+    assert finished(700.0, connected=False) is None
+    assert finished(700.5, connected=False) is Sweep.FORGET
+
+
+def test_between_games_the_next_is_dealt_once_everyone_is_ready_or_the_countdown_ends() -> None:
+    seats = people()
+    seats[3], seats[4] = Seat.for_bot("normal", 3), Seat.for_bot("normal", 4)
+    between = Readiness(next_game_delay=2.0, ready_wait=15.0)
+    assert between.ask(seats, 1, now=40.0) \
+        == [CancelTimer(TimerName.READY), SetTimer(TimerName.READY, 55.0, (1, 0))]
+    assert between.json(at(41.0)) == {"seats": [3, 4], "deadline": EPOCH + 55.0}
+    assert between.say(0) and not between.say(0)            # (said once)
+    assert not between.everyone(seats)
+    assert between.late() == frozenset({1, 2})               # dealt in on 托管 at 55 s
+    assert between.say(1) and between.say(2) and between.everyone(seats)
+    assert between.end() == [CancelTimer(TimerName.READY)]
+    assert between.json(at(42.0)) is None and not between.say(0)
+
+
+def test_a_table_of_bots_deals_its_next_game_after_the_servers_pause() -> None:
+    bots: list[Seat | None] = [Seat.for_bot("normal", i) for i in range(5)]
+    between = Readiness(next_game_delay=2.0, ready_wait=None)
+    assert between.ask(bots, 3, now=7.0) \
+        == [CancelTimer(TimerName.READY), SetTimer(TimerName.NEXT_GAME, 9.0, (3, 0))]
+    # without a countdown a table of people waits for them all
+    assert Readiness(2.0, None).ask(people(), 3, now=7.0) == [CancelTimer(TimerName.READY)]
+
+
+def test_everyone_is_shown_each_away_seat_on_hosted_at_the_end_of_its_grace() -> None:
+    watch, away = AwayWatch(), TimerName.AWAY
+    # three players go away at 10 s, 30 s and 12 s; the grace is 60 s
+    assert watch.watch(70.0) == [SetTimer(away, 70.0, (0, 0))]
+    assert watch.watch(90.0) == [SetTimer(away, 70.0, (0, 0))]
+    assert watch.watch(72.0) == [SetTimer(away, 70.0, (0, 0))]
+    assert watch.rang(70.0) == [SetTimer(away, 72.0, (0, 0))]
+    assert watch.rang(72.0) == [SetTimer(away, 90.0, (0, 0))]
+    assert watch.rang(90.0) == []
