@@ -116,7 +116,7 @@ def think_time(bot: Bot | None) -> float:
     """How long ``bot`` may think a move, seconds: a search bot's ``time_limit``, 0 for
     a bot without one (it answers in about a millisecond).  The expert level thinks
     this long only as a rebel; a server shows its answer after as long in every role
-    (``baohuang.server.table.autoplay``), so that nobody can time its role.
+    (``baohuang.server.table.turns``), so that nobody can time its role.
 
     >>> from baohuang.bots import make_bot
     >>> think_time(make_bot("expert", 1)), think_time(make_bot("normal", 1))
