@@ -12,6 +12,7 @@ from pathlib import Path
 from baohuang.engine.rules import RuleSet
 from baohuang.server.config import ServerConfig
 from baohuang.server.db.storage import open_storage
+from baohuang.server.table import seating
 from baohuang.server.table.clock import ManualClock
 from baohuang.server.table.outage import RETRY_FIRST
 from baohuang.server.table.settings import Settings
@@ -26,7 +27,8 @@ def test_a_paused_write_is_tried_again_on_the_tables_clock(tmp_path: Path) -> No
         clock = ManualClock()
         settings = Settings("t1", "ABCDEF", None, "shandong", RuleSet.preset("shandong"),
                             30.0, 1, 7, True, time.time())
-        table = Table(settings, [None] * 5, storage, ServerConfig(db_url=url), clock=clock)
+        table = Table(settings, [None] * 5, storage, ServerConfig(db_url=url), clock=clock,
+                      seating=seating.handle)
         tried: list[float] = []
 
         async def write() -> None:          # the database out of reach twice

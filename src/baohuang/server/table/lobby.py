@@ -34,6 +34,7 @@ from ...engine.rules import RuleError, RuleSet
 from ..config import ServerConfig
 from ..db.storage import FencedWrite, Storage, UserRecord
 from ..metrics import Census, ServerMetrics
+from . import seating
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
 from .expiry import Sweep, sweep
@@ -293,7 +294,8 @@ class Lobby:
         for seat, person in (people or {}).items():
             seats[seat] = person
         table = Table(settings, seats, self.storage, self.config,
-                      clock=self.clocks(table_id), metrics=self.metrics)
+                      clock=self.clocks(table_id), metrics=self.metrics,
+                      seating=seating.handle)
         # a cluster node holds a new table's lease before any other node can see it
         fence = await self.router.hold_new(table_id)
         await self.storage.insert_table({
@@ -419,7 +421,8 @@ class Lobby:
                             row.get("challenge"), row.get("club_id"))
         table = Table(settings, seats_from_json(row["seats"], row["seed"]), self.storage,
                       self.config, status=row["status"], totals=row["totals"],
-                      clock=self.clocks(row["id"]), metrics=self.metrics)
+                      clock=self.clocks(row["id"]), metrics=self.metrics,
+                      seating=seating.handle)
         if row["status"] != "playing":
             return table
         games = await self.storage.table_games(row["id"])

@@ -36,6 +36,7 @@ from ..wire.protocol import (
     encode,
 )
 from .clubseats import club_refusal, is_member
+from .inputs import ClientInput, Disconnect
 from .privacy import admits
 from .seats import Seat
 from .subscriber import Subscriber
@@ -47,6 +48,15 @@ __all__ = ["EMOTE_INTERVAL", "client", "disconnect"]
 
 #: a seat sends at most one quick phrase or emote this often (seconds)
 EMOTE_INTERVAL = 3.0
+
+
+async def handle(table: Table, item: ClientInput | Disconnect) -> None:
+    """A connection's message, or its end, as the table's inbox gives them (the table's
+    :data:`~.tables.SeatingHandler`)."""
+    if isinstance(item, ClientInput):
+        await client(table, item.conn, item.msg)
+    else:
+        await disconnect(table, item.conn)
 
 
 async def client(table: Table, conn: Subscriber, msg: ClientMessage) -> None:

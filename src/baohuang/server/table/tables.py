@@ -18,8 +18,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, assert_never
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias, assert_never
 
 from ...bots import hosted_action
 from ...engine.actions import Action, ActionKind
@@ -32,7 +32,6 @@ from ..logs import fields, table_context
 from ..metrics import ServerMetrics
 from ..wire import render
 from ..wire.protocol import GameOver, Pause, TableMsg, You, encode
-from . import seating
 from .clock import Clock, LoopClock
 from .dealing import new_match
 from .effects import (
@@ -74,14 +73,23 @@ __all__ = ["Table"]
 log = logging.getLogger("baohuang.server")
 
 
+#: what a table does with a connection's message or its end: :func:`.seating.handle`,
+#: given where tables are built (the lobby); seating works on a :class:`Table`, so this
+#: module does not import it and the imports run one way
+SeatingHandler: TypeAlias = Callable[["Table", "ClientInput | Disconnect"], Awaitable[None]]
+
+
 class Table:
-    """A table: five seats, watchers, and (once started) a match."""
+    """A table: five seats, watchers, and (once started) a match.
+
+    ``seating``: what it does with its connections' messages (:data:`SeatingHandler`)."""
 
     def __init__(self, settings: Settings, seats: list[Seat | None], storage: Storage,
-                 config: ServerConfig, *, status: str = "open",
+                 config: ServerConfig, *, seating: SeatingHandler, status: str = "open",
                  totals: list[int] | None = None, clock: Clock | None = None,
                  metrics: ServerMetrics | None = None) -> None:
         self.settings = settings
+        self.seating = seating
         #: where the table records its moves, their handling time, 托管's take-overs
         self.metrics = metrics or ServerMetrics()
         self.seats = seats
@@ -202,10 +210,8 @@ class Table:
         self.bot_answers.clear()
 
     async def _handle(self, item: Input) -> None:
-        if isinstance(item, ClientInput):
-            await seating.client(self, item.conn, item.msg)
-        elif isinstance(item, Disconnect):
-            await seating.disconnect(self, item.conn)
+        if isinstance(item, ClientInput | Disconnect):
+            await self.seating(self, item)
         elif isinstance(item, TimerFired):
             await self.rang(item.name, item.token)
         elif isinstance(item, BotMove):
