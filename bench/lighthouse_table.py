@@ -21,9 +21,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Generator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -50,40 +49,31 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help="where the JSON reports go (a temporary folder if not given)")
     args = parser.parse_args()
-    import pytest
     from playwright.sync_api import sync_playwright
-    from web.support import CHROMIUM, CHROMIUM_ARGS, quickplay, serve
+    from web.support import CHROMIUM, CHROMIUM_ARGS, quickplay, serving
 
     from baohuang.server.children import free_port
 
-    factory = pytest.TempPathFactory(given_basetemp=None, retention_count=1,
-                                     retention_policy="none", trace=lambda *a: None,
-                                     basetemp=None)
-    server_gen = cast(Generator[str, None, None],
-                      serve(factory, "lighthouse", "--hosted-delay", "600"))
-    server = next(server_gen)
     out = args.out or Path(tempfile.mkdtemp(prefix="lighthouse-"))
     out.mkdir(parents=True, exist_ok=True)
     rows: dict[str, list[dict[str, Any]]] = {"lobby": [], "table": []}
-    try:
-        with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-            port = free_port()
-            context = pw.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, base_url=server,
-                args=[*CHROMIUM_ARGS, f"--remote-debugging-port={port}"],
-                viewport={"width": 412, "height": 823}, has_touch=True, is_mobile=True)
-            page = context.new_page()
-            page.set_default_timeout(60_000)
-            for run in range(args.runs):
-                rows["lobby"].append(lighthouse(server + "/", port, out / f"lobby-{run}.json"))
-            # a game against bots, our seat to play (托管 would wait ten minutes)
-            quickplay(page, "Lighthouse", bots="normal", practice=True, seed=11)
-            table = page.url
-            for run in range(args.runs):
-                rows["table"].append(lighthouse(table, port, out / f"table-{run}.json"))
-            context.close()
-    finally:
-        server_gen.close()
+    with serving("lighthouse", "--hosted-delay", "600") as server, sync_playwright() as pw, \
+            tempfile.TemporaryDirectory() as profile:
+        port = free_port()
+        context = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, base_url=server,
+            args=[*CHROMIUM_ARGS, f"--remote-debugging-port={port}"],
+            viewport={"width": 412, "height": 823}, has_touch=True, is_mobile=True)
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        for run in range(args.runs):
+            rows["lobby"].append(lighthouse(server + "/", port, out / f"lobby-{run}.json"))
+        # a game against bots, our seat to play (托管 would wait ten minutes)
+        quickplay(page, "Lighthouse", bots="normal", practice=True, seed=11)
+        table = page.url
+        for run in range(args.runs):
+            rows["table"].append(lighthouse(table, port, out / f"table-{run}.json"))
+        context.close()
     for page_name, runs in rows.items():
         for row in runs:
             print(page_name, json.dumps(row))

@@ -14,9 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections.abc import Generator
 from pathlib import Path
-from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -45,37 +43,26 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--throttle", type=float, default=4.0)
     args = parser.parse_args()
-    import pytest
     from playwright.sync_api import sync_playwright
-    from web.support import CHROMIUM, CHROMIUM_ARGS, open_page, quickplay, serve
+    from web.support import CHROMIUM, CHROMIUM_ARGS, open_page, quickplay, serving
 
-    # (a server as the browser tests start it)
-    factory = pytest.TempPathFactory(given_basetemp=None, retention_count=1,
-                                     retention_policy="none", trace=lambda *a: None,
-                                     basetemp=None)
-    server_gen = cast(Generator[str, None, None],
-                      serve(factory, "bench", "--hosted-delay", "0.05"))
-    server = next(server_gen)
     messages: list[float] = []
     redraws: list[float] = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for game in range(args.games):
-                page, _errors = open_page(browser, server, 390, 844, touch=True)
-                cdp = page.context.new_cdp_session(page)
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.throttle})
-                quickplay(page, "Bench", bots="hosted", practice=True, seed=20 + game)
-                page.evaluate(HOOK_JS)
-                page.get_by_test_id("hosted-toggle").click()
-                page.get_by_test_id("score-sheet").wait_for(timeout=300_000)
-                got = page.evaluate("() => [window.messages, window.redraws]")
-                messages += [ms for kind, ms in got[0] if kind == "update"]
-                redraws += got[1]
-                page.context.close()
-            browser.close()
-    finally:
-        server_gen.close()
+    with serving("bench", "--hosted-delay", "0.05") as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for game in range(args.games):
+            page, _errors = open_page(browser, server, 390, 844, touch=True)
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.throttle})
+            quickplay(page, "Bench", bots="hosted", practice=True, seed=20 + game)
+            page.evaluate(HOOK_JS)
+            page.get_by_test_id("hosted-toggle").click()
+            page.get_by_test_id("score-sheet").wait_for(timeout=300_000)
+            got = page.evaluate("() => [window.messages, window.redraws]")
+            messages += [ms for kind, ms in got[0] if kind == "update"]
+            redraws += got[1]
+            page.context.close()
+        browser.close()
     print(summary("update message", messages))
     print(summary("redraw", redraws))
 

@@ -86,6 +86,20 @@ def paused_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from serve(tmp_path_factory, "paused", "--guard-pause", "10")
 
 
+@contextlib.contextmanager
+def serving(name: str, *flags: str) -> Iterator[str]:
+    """A server as the browser tests start it, outside pytest (for ``bench/``): its base
+    URL, the server stopped on leaving."""
+    factory = pytest.TempPathFactory(given_basetemp=None, retention_count=1,
+                                     retention_policy="none", trace=lambda *a: None,
+                                     basetemp=None)
+    server = serve(factory, name, *flags)
+    try:
+        yield next(server)
+    finally:
+        next(server, None)          # (past its yield: the server is stopped)
+
+
 def serve(tmp_path_factory: pytest.TempPathFactory, name: str, *flags: str) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp(name)
     port = free_port()
