@@ -20,7 +20,7 @@ import pytest
 import websockets
 
 from baohuang.client import Client, PlayResult
-from baohuang.server.harness import LOAD_LIMITS, ServerProcess, pg_database
+from baohuang.server.harness import ADDRESS_LIMITS, ServerProcess, pg_database
 from baohuang.server.table.clock import ManualClock
 from baohuang.server.wire.protocol import decode_server, encode
 
@@ -31,7 +31,7 @@ FAST = ("--bot-delay", "0", "--hosted-delay", "0", "--guard-pause", "0",
 
 #: creation limits per client address and account loose enough for a test session's
 #: many guests and tables, all made from loopback (flags given after these win)
-LOOSE = LOAD_LIMITS
+LOOSE = ADDRESS_LIMITS
 #: the same for a server in this process (``ServerConfig(..., **LOOSE_CONFIG)``)
 LOOSE_CONFIG: dict[str, Any] = {"account_rate_address": "100000/minute",
                                 "table_rate_address": "100000/minute",

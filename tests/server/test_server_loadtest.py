@@ -4,19 +4,32 @@ report has the numbers it promises."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
-from server_support import shared_server
+from server_support import FAST, shared_server
 from typer.testing import CliRunner
 
 from baohuang.cli import app
-from baohuang.server.harness import ServerProcess
+from baohuang.server.harness import LOAD_LIMITS, ServerProcess
 from baohuang.server.loadtest import run_loadtest, run_on_fast_loop
 
 
 @pytest.fixture(scope="module")
 def server() -> ServerProcess:
     return shared_server("sqlite")
+
+
+@pytest.fixture(scope="module")
+def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server started as the load test's help says: its limits opened wide
+    (``LOAD_LIMITS``), since its players answer faster than people may."""
+    directory = tmp_path_factory.mktemp("load")
+    server = ServerProcess(f"sqlite+aiosqlite:///{directory / 'load.db'}", None,
+                           *LOAD_LIMITS, *FAST, log=directory / "server.log")
+    server.start()
+    yield server
+    server.stop()
 
 
 def test_loadtest_command_reports_a_clean_run(server: ServerProcess) -> None:
@@ -28,6 +41,18 @@ def test_loadtest_command_reports_a_clean_run(server: ServerProcess) -> None:
     assert report["errors"] == 0 and report["clients"] == 10
     assert report["messages"] > report["moves"] > 100
     assert 0 < report["latency_ms"]["p50"] <= report["latency_ms"]["p99"]
+
+
+def test_loadtest_plays_a_match_of_several_games_without_an_error(
+        load_server: ServerProcess) -> None:
+    """Between a match's games each player says 准备 once: the lean players had said it
+    again on every seat's 准备 they saw, and were refused (not_allowed, rate_limited)."""
+    result = CliRunner().invoke(app, ["loadtest", "--server", load_server.url,
+                                      "--tables", "2", "--games", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["games_finished"] == report["games_expected"] == 6
+    assert report["errors"] == 0, report["error_codes"]
 
 
 def test_loadtest_plays_a_named_bot_through_the_python_client(server: ServerProcess) -> None:

@@ -15,7 +15,8 @@ __all__ = ["backup_command", "loadtest_command", "restore_command",
 
 #: ``baohuang serve`` options whose settings key (``configfile.KEYS``) is another name
 _KEY_OF = {"db": "db_url", "redis": "redis_url", "allowed_origin": "allowed_origins",
-           "trusted_host": "trusted_hosts"}
+           "trusted_host": "trusted_hosts", "message_rate": "rate_per_second",
+           "message_burst": "burst"}
 
 
 def serve_command(
@@ -63,6 +64,11 @@ def serve_command(
         "longer one is refused (400) before more is read"),
     max_header_line: int = typer.Option(
         8 * 1024, help="the longest request line or header line in bytes (431 beyond)"),
+    message_rate: float = typer.Option(
+        50.0, help="messages a second one connection may send on average (more are "
+        "refused as rate_limited)"),
+    message_burst: int = typer.Option(
+        100, help="messages one connection may send at once beyond that average"),
     account_rate_address: str = typer.Option(
         "10/minute;60/hour;200/day", help="accounts (guests and registrations) one client "
         "address may make (limits notation, tiers separated by ';')"),

@@ -25,18 +25,21 @@ from .config import ServerConfig
 from .table.clock import ClockFactory
 from .transport.app import create_app, uvicorn_config
 
-__all__ = ["LOAD_LIMITS", "ServerProcess", "ServerThread", "free_port", "lifespan",
-           "listening_socket", "pg_database"]
+__all__ = ["ADDRESS_LIMITS", "LOAD_LIMITS", "ServerProcess", "ServerThread", "free_port",
+           "lifespan", "listening_socket", "pg_database"]
 
 T = TypeVar("T")
 
-#: ``baohuang serve`` flags for a load test, benchmark or test session, whose many
-#: clients all come from one address: the limits on accounts and tables made and codes
-#: looked up per address and per account (SECURITY.md) opened wide
-LOAD_LIMITS = ("--account-rate-address", "1000000/minute", "--table-rate-address",
-               "1000000/minute", "--table-rate-account", "1000000/minute",
-               "--code-rate-address", "1000000/minute", "--code-rate-account",
-               "1000000/minute")
+#: ``baohuang serve`` flags for a test session, whose many clients all come from one
+#: address: the limits on accounts and tables made and codes looked up per address and
+#: per account (SECURITY.md) opened wide
+ADDRESS_LIMITS = ("--account-rate-address", "1000000/minute", "--table-rate-address",
+                  "1000000/minute", "--table-rate-account", "1000000/minute",
+                  "--code-rate-address", "1000000/minute", "--code-rate-account",
+                  "1000000/minute")
+#: the same for a load test or benchmark, and the messages a connection may send a
+#: second opened wide too (players that answer at once send more than people do)
+LOAD_LIMITS = (*ADDRESS_LIMITS, "--message-rate", "1000000", "--message-burst", "1000000")
 
 
 async def lifespan(receive: Any, send: Any) -> None:

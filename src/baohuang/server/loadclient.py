@@ -106,6 +106,7 @@ class _LeanSession:
         self.legal: list[str] = []
         self.have_view = False
         self.acted_at: int | None = None
+        self.ready_after: int | None = None   # games over when this connection said 准备
         self.sent_at = 0.0
         self.done = False
         self.result = LeanResult()
@@ -114,7 +115,7 @@ class _LeanSession:
         """Play on one connection; True when the match (for this player) is over."""
         await ws.send(_encode({"type": "join", "table": self.table, "as": "player",
                                "version": self.version}).decode())
-        self.acted_at = None
+        self.acted_at = self.ready_after = None
         result = self.result
         async for raw in ws:
             result.messages += 1
@@ -192,7 +193,7 @@ class _LeanSession:
                     await ws.send(_encode({"type": "hosted", "on": False}).decode())
                 waiting = table.get("ready")
                 if waiting and seat not in waiting["seats"]:     # (back after a drop)
-                    await ws.send(_encode({"type": "ready"}).decode())
+                    await self._say_ready(ws)
             if table["status"] in ("finished", "dissolved") and result.games and \
                     result.games[-1]["match"]["over"]:
                 self.done = True
@@ -202,7 +203,7 @@ class _LeanSession:
             if msg["match"]["over"]:
                 self.done = True
             else:
-                await ws.send(_encode({"type": "ready"}).decode())   # 准备: the next game
+                await self._say_ready(ws)
         elif kind == "error":
             result.errors.append(msg)
             code = msg.get("code")
@@ -220,6 +221,16 @@ class _LeanSession:
                 self.acted_at = None
                 result.moves -= 1
                 await self._maybe_act(ws)
+
+
+    async def _say_ready(self, ws: Any) -> None:
+        """准备 for the next game, once between two games on this connection (every
+        seat's 准备 sends a ``table`` that still lists this seat as not ready until
+        this one arrives)."""
+        games = len(self.result.games)
+        if self.ready_after != games:
+            self.ready_after = games
+            await ws.send(_encode({"type": "ready"}).decode())
 
 
 async def play_lean(ws_url: str, token: str, table: str, *, think: float = 0.0,
