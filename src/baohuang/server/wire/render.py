@@ -156,9 +156,6 @@ _INDEXES = range(max(len(PUBLIC_FIELDS), len(OWN_FIELDS)))
 _HAND, _ROLE = OWN_FIELDS.index("hand"), OWN_FIELDS.index("role")
 
 
-_OWN_INDEXES = range(len(OWN_FIELDS))
-
-
 def _own_changes(new: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]:
     """:func:`_changes` of a seat's own values (compared five or six times a move, and
     mostly differing in ``to_act`` alone: a field holding the very object it held is
@@ -172,11 +169,17 @@ def _own_changes(new: tuple[Any, ...], old: tuple[Any, ...] | None) -> list[str]
     """
     if old is None:
         return _changes(new, None, _OWN_KEYS, _OWN_CONVERT)
-    keys, convert = _OWN_KEYS, _OWN_CONVERT
-    return [keys[i] + (_actions_json(value) if convert[i] is None
-                       else _encode(convert[i](value)).decode())
-            for i, value, was in zip(_OWN_INDEXES, new, old, strict=True)
-            if value is not was and value != was]
+    keys, converts = _OWN_KEYS, _OWN_CONVERT
+    texts: list[str] = []
+    # (by index: compiled, a loop in C over the two tuples, no iterators)
+    for i in range(len(new)):
+        value = new[i]
+        was = old[i]
+        if value is not was and value != was:
+            convert = converts[i]
+            texts.append(keys[i] + (_actions_json(value) if convert is None
+                                    else _encode(convert(value)).decode()))
+    return texts
 
 
 def view_changes(view: Parts, last: Parts | None, shared: Shared | None = None,
