@@ -1,5 +1,16 @@
 """What a table's pure logic asks its shell to do, and the instant it decides at.
 
+A move, a seat change, 托管 and a game's end are decided without waiting: the table
+answers with a list of effects, in the order its shell carries them out — first
+:class:`Persist` (store this: an action appended to the table's log, its seats, the
+seats' 托管, a game's result), then the sends (:class:`SendEach`, one text a seat, a
+move's ``update``; :class:`Send`, one text to many; :class:`SendTable`, the
+``table`` message to each; :class:`Refuse`, an ``error`` to one), then the timing.
+A ``Persist`` is a barrier: the shell goes on only once it is written; a write that
+fails ends the list there — nothing after it is sent — and the table is told
+(:class:`StoreFailed`) so that it takes the change back.  Store before send holds by
+construction.
+
 The table's timing (:mod:`.turns`) neither reads a clock nor sets a timer: it is
 told the time (an :class:`Instant`, read once per input) and answers with effects —
 time this turn (:class:`SetTimer`), time nothing (:class:`CancelTimer`), ask a
@@ -16,13 +27,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from ...engine.actions import Action
 from ...engine.views import View
+from .results import Settlement
+from .subscriber import Subscriber
 
-__all__ = ["AskBot", "AwayOver", "CancelTimer", "HostedMove", "Instant", "Ring", "SetTimer",
-           "ShowHeld", "TimedOut", "TimerName", "TimingEffect", "Token"]
+__all__ = ["AppendAction", "AskBot", "AwayOver", "CancelTimer", "Effect", "FinishGame",
+           "HostedMove", "Instant", "Persist", "Refuse", "Ring", "SaveHosted", "SaveSeats",
+           "Send", "SendEach", "SendTable", "SetTimer", "ShowHeld", "StoreFailed", "StoreOp",
+           "TimedOut", "TimerName", "TimingEffect", "Token"]
 
 Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
 
@@ -81,6 +96,101 @@ class AskBot:
 
 
 TimingEffect = SetTimer | CancelTimer | AskBot
+
+
+# -- what is stored ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class AppendAction:
+    """An action, appended to the table's log as its version ``version`` (fenced:
+    :class:`~baohuang.server.db.storage.FencedWrite`), move ``seq`` of game
+    ``game_id``."""
+
+    game_id: int
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    source: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class SaveSeats:
+    """Who sits where (the table's row, ``seats``)."""
+
+    seats: list[dict[str, Any] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class SaveHosted:
+    """The seats' 托管 in game ``game_id`` (托管, its count, who left)."""
+
+    game_id: int
+    hosted: list[dict[str, Any] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class FinishGame:
+    """Game ``game_id``'s result as :func:`~.results.settle` settled it, with the seats'
+    托管 then; the table's totals and status with it."""
+
+    settled: Settlement
+    game_id: int
+    hosted: list[dict[str, Any] | None]
+
+
+StoreOp = AppendAction | SaveSeats | SaveHosted | FinishGame
+
+
+@dataclass(frozen=True, slots=True)
+class Persist:
+    """Store ``op`` before anything after it is done (a barrier)."""
+
+    op: StoreOp
+
+
+# -- what is sent -----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SendEach:
+    """One text to each connection: ``texts[i]`` to ``to[i]`` (a move's updates)."""
+
+    to: tuple[Subscriber, ...]
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """The same text to every connection of ``to``."""
+
+    to: tuple[Subscriber, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SendTable:
+    """The ``table`` message to everyone at the table, each from his seat's side."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refuse:
+    """An ``error`` to ``conn``: its message changed nothing."""
+
+    conn: Subscriber
+    code: str
+    message: str
+    ref: str | None = None
+
+
+Effect = Persist | SendEach | Send | SendTable | Refuse | SetTimer | CancelTimer | AskBot
+
+
+@dataclass(frozen=True, slots=True)
+class StoreFailed:
+    """The write of ``op`` failed: the database refused it (``refused``), the table
+    stopped while it was out of reach (``stopped``), or another server holds the table
+    now (``fenced``: the table ends here)."""
+
+    op: StoreOp
+    why: Literal["fenced", "refused", "stopped"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,13 +40,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, assert_never
 
 from sqlalchemy.exc import DataError, IntegrityError, ProgrammingError, SQLAlchemyError
 
 from ..db.storage import FencedWrite, Storage
 from ..metrics import ServerMetrics
 from .clock import Clock, sleep
+from .effects import AppendAction, FinishGame, SaveHosted, SaveSeats, StoreFailed, StoreOp
+from .results import record_result
 
 __all__ = ["REFUSED", "RETRY_FIRST", "RETRY_MAX", "UNREACHABLE", "Retries", "Store"]
 
@@ -96,6 +98,41 @@ class Store:
         self.tell = tell
         #: the table is being stopped: a paused write gives up
         self.stopping = False
+
+    async def put(self, op: StoreOp) -> StoreFailed | None:
+        """Store ``op`` (a table's :class:`~.effects.Persist`), paused for as long as the
+        database is out of reach; ``None`` once written, else why it failed: fenced
+        (another writer holds the table), refused, or stopped meanwhile."""
+        try:
+            match op:
+                case AppendAction():
+                    await self.action(op.game_id, op.seq, op.seat, op.action, op.source,
+                                      version=op.version)
+                case SaveSeats(seats):
+                    await self.persist(
+                        lambda: self.storage.save_table(self.table_id, seats=seats),
+                        "its seats")
+                case SaveHosted(game_id, hosted):
+                    await self.persist(
+                        lambda: self.storage.save_game(self.table_id, game_id, hosted=hosted),
+                        f"托管 in game {game_id}")
+                case FinishGame(settled, game_id, hosted):
+                    await self.persist(
+                        lambda: record_result(self.storage, settled, game_id=game_id,
+                                              table_id=self.table_id, hosted=hosted),
+                        f"the result of game {game_id}")
+                case _:
+                    assert_never(op)
+        except FencedWrite:
+            log.warning("table %s: another server holds it now; %s not stored",
+                        self.table_id, type(op).__name__)
+            return StoreFailed(op, "fenced")
+        except Exception:
+            why: Literal["stopped", "refused"] = "stopped" if self.stopping else "refused"
+            log.exception("table %s: storing %s failed (%s)", self.table_id,
+                          type(op).__name__, why)
+            return StoreFailed(op, why)
+        return None
 
     async def _written(self, version: int) -> bool:
         """Whether ``version`` of the table's log is stored, by this server."""
