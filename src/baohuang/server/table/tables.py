@@ -255,11 +255,14 @@ class Table:
                 await self._task
 
     async def _run(self) -> None:
-        if self._recovering:
-            await self.recover()
-        if self.status == "open" and self.five_seated() and self.settings.autostart:
-            await self.start_match()
-        while True:
+        try:
+            if self._recovering:
+                await self.recover()
+            if self.status == "open" and self.five_seated() and self.settings.autostart:
+                await self.start_match()
+        except TableLost:
+            self.lost = True
+        while not self.lost:
             item = await self._inbox.get()
             if isinstance(item, Stop):
                 break
