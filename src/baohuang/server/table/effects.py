@@ -1,4 +1,8 @@
-"""What a table's pure logic asks its shell to do, and the instant it decides at.
+"""What a table's pure logic is told and what it asks its shell to do, and the
+instant it decides at.
+
+A table's actor handles its inputs one at a time (:data:`Input`): a client's message,
+a disconnect, a timer, a bot's move, a moderator closing it, the stop.
 
 A move, a seat change, 托管 and a game's end are decided without waiting: the table
 answers with a list of effects, in the order its shell carries them out — first
@@ -25,19 +29,22 @@ SetTimer(name=<TimerName.TURN: 'turn'>, due=3.0, token=(0, 4))
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal, NamedTuple
 
 from ...engine.actions import Action
 from ...engine.views import View
+from ..wire.protocol import ClientMessage
 from .results import Settlement
 from .subscriber import Subscriber
 
-__all__ = ["AppendAction", "AskBot", "AwayOver", "CancelTimer", "Effect", "FinishGame",
-           "HostedMove", "Instant", "Persist", "Refuse", "Ring", "SaveHosted", "SaveSeats",
-           "Send", "SendEach", "SendTable", "SetTimer", "ShowHeld", "StoreFailed", "StoreOp",
-           "TimedOut", "TimerName", "TimingEffect", "Token"]
+__all__ = ["AppendAction", "AskBot", "AwayOver", "BotMove", "CancelTimer", "ClientInput",
+           "CloseTable", "Disconnect", "Effect", "FinishGame", "HostedMove", "Input",
+           "Instant", "Persist", "Refuse", "Ring", "SaveHosted", "SaveSeats", "Send",
+           "SendEach", "SendTable", "SetTimer", "ShowHeld", "Stop", "StoreFailed", "StoreOp",
+           "TimedOut", "TimerFired", "TimerName", "TimingEffect", "Token"]
 
 Token = tuple[int, int]   # (game index, moves made in it): the turn a timer is meant for
 
@@ -227,3 +234,57 @@ class AwayOver:
 
 
 Ring = ShowHeld | HostedMove | TimedOut | AwayOver
+
+
+# -- what a table is told ----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ClientInput:
+    """A client's message to the table."""
+
+    conn: Subscriber
+    msg: ClientMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect:
+    """A client's connection ended."""
+
+    conn: Subscriber
+
+
+@dataclass(frozen=True, slots=True)
+class TimerFired:
+    """The table's timer ``name`` rang for ``token``: the turn it timed (``TURN``), the
+    game it deals (``NEXT_GAME``, ``READY``: ``(index, 0)``), or an away grace's end
+    (``AWAY``)."""
+
+    name: TimerName
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    """A server bot's answer for ``seat`` at the turn ``token``."""
+
+    token: Token
+    seat: int
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    """A moderator closes the table (:mod:`baohuang.server.moderation`): its game is
+    abandoned unscored, it is dissolved (reason ``closed``) and every seat and watcher
+    is told ``note``, the moderator's reason; ``done`` is answered whether it was open
+    or playing (and so closed now)."""
+
+    note: str
+    done: asyncio.Future[bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """The table stops (its task ends)."""
+
+
+Input = ClientInput | Disconnect | TimerFired | BotMove | CloseTable | Stop

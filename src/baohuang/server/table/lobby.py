@@ -37,8 +37,9 @@ from ..metrics import Census, ServerMetrics
 from . import seating
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
+from .effects import Disconnect
 from .expiry import Sweep, sweep
-from .inputs import Disconnect, Route
+from .inputs import Route
 from .router import Elsewhere, Located, TableRouter, rematch_answer
 from .seats import Seat, seats_from_json
 from .settings import Settings

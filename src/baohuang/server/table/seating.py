@@ -36,7 +36,7 @@ from ..wire.protocol import (
     encode,
 )
 from .clubseats import club_refusal, is_member
-from .inputs import ClientInput, Disconnect
+from .effects import ClientInput, Disconnect
 from .privacy import admits
 from .seats import Seat
 from .subscriber import Subscriber

@@ -45,10 +45,15 @@ from .effects import (
     AppendAction,
     AskBot,
     AwayOver,
+    BotMove,
     CancelTimer,
+    ClientInput,
+    CloseTable,
+    Disconnect,
     Effect,
     FinishGame,
     HostedMove,
+    Input,
     Instant,
     Persist,
     Refuse,
@@ -59,30 +64,22 @@ from .effects import (
     SendTable,
     SetTimer,
     ShowHeld,
+    Stop,
     StoreFailed,
     TimedOut,
+    TimerFired,
     TimerName,
     TimingEffect,
     Token,
 )
 from .expiry import idle_since
-from .inbox import Inbox
-from .inputs import (
-    BotMove,
-    ClientInput,
-    CloseTable,
-    Disconnect,
-    Input,
-    Stop,
-    TimerFired,
-)
 from .outage import Store
 from .readiness import Readiness
 from .results import settle
 from .seats import Seat
 from .seatstate import SeatsShown
 from .settings import Settings
-from .shell import BotAnswer, TimerSlot
+from .shell import BotAnswer, Inbox, TimerSlot
 from .subscriber import Subscriber
 from .turns import AwayWatch, Timing, Turns, TurnsMark
 
