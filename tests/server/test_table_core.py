@@ -37,6 +37,7 @@ from baohuang.server.table.effects import (
     SaveSeats,
     Send,
     SendEach,
+    SendTable,
     SetTimer,
     ShowHeld,
     StoreFailed,
@@ -494,3 +495,26 @@ def test_a_seat_change_whose_write_fails_is_taken_back_and_its_client_told() -> 
     assert isinstance(refused, Refuse)
     assert (refused.conn, refused.code, refused.ref) == (sock, "not_stored", "sit")
     assert table.seats == [None] * 5 and sock.seat is None and sock in table.watchers
+
+
+def test_a_decision_begun_by_a_move_whose_write_paused_starts_once_it_is_written() -> None:
+    """The database out of reach for 12 s while a move is stored: nobody heard of the
+    move meanwhile, so the next seat's time counts from when it was written (its timer
+    and deadline 12 s later), and everyone is sent the table with that deadline."""
+    table, _ = playing_table()
+    effects = table.move(*hosted_move(table), "player", at(10.0))
+    [timer] = [e for e in effects if isinstance(e, SetTimer) and e.name is TURN]
+    assert timer.due == 10.0 + 30.0
+    game = table.game
+    assert game is not None
+    assert table.deadline(10.0) == EPOCH + 40.0
+    later = table.write_resumed(12.0, 10.0, effects[1:])
+    assert [type(e) for e in later[:-1]] == [type(e) for e in effects[1:]]
+    assert [e for e in later if isinstance(e, SetTimer)] == [SetTimer(TURN, 52.0, timer.token)]
+    assert table.deadline(22.0) == EPOCH + 52.0
+    assert isinstance(later[-1], SendTable)
+    # a later move's write that paused moves no decision it did not begin
+    effects = table.move(*hosted_move(table), "player", at(30.0))
+    started = table.turns.mark()
+    table.write_resumed(3.0, 31.0, effects[1:])
+    assert table.turns.mark() == started

@@ -98,6 +98,9 @@ class Store:
         self.tell = tell
         #: the table is being stopped: a paused write gives up
         self.stopping = False
+        #: how many writes were taken after the table paused for them (a caller that
+        #: sees it grow knows its write waited for the database)
+        self.resumed = 0
 
     async def put(self, op: StoreOp) -> StoreFailed | None:
         """Store ``op`` (a table's :class:`~.effects.Persist`), paused for as long as the
@@ -213,4 +216,5 @@ class Store:
                                       "was out of reach")
         if retries.written():
             log.info("table %s: the database is back; %s stored", self.table_id, what)
+            self.resumed += 1
             self.tell(False)

@@ -25,7 +25,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, assert_never
 
 from ...bots import hosted_action
@@ -346,8 +346,8 @@ class Table:
     async def apply(self, seat: int, action: Action, source: str) -> None:
         """Apply, store, then broadcast one action (raises IllegalAction, nothing changed:
         the engine refused it, or its write failed and it was taken back)."""
-        began = time.perf_counter()
-        await self.carry_out(self.move(seat, action, source, self.instant()))
+        began, at = time.perf_counter(), self.instant()
+        await self.carry_out(self.move(seat, action, source, at), decided=at.mono)
         self.metrics.moved(source, time.perf_counter() - began)
         if log.isEnabledFor(logging.DEBUG):     # (not the seat: it would tell the Guard)
             log.debug("move", extra=fields(version=self.version, source=source))
@@ -393,7 +393,8 @@ class Table:
         return effects
 
     async def game_over(self) -> None:
-        await self.carry_out(self.finish(self.instant()))
+        at = self.instant()
+        await self.carry_out(self.finish(at), decided=at.mono)
 
     def finish(self, at: Instant) -> list[Effect]:
         """The game is over: settled at ``at``, its result stored (a
@@ -594,17 +595,23 @@ class Table:
             case _:
                 assert_never(effect)
 
-    async def carry_out(self, effects: list[Effect]) -> bool:
+    async def carry_out(self, effects: list[Effect], *, decided: float | None = None) -> bool:
         """Carry ``effects`` out in order: each :class:`~.effects.Persist` written
         before anything after it is done.  A write that fails ends them there (nothing
         after it is sent): the table is told (:meth:`store_failed`), takes the change
         back and says so; False then — or, for a move, IllegalAction is raised (its
         mover is refused), and for a write fenced off by another server
-        :class:`TableLost` (the table ends here: :meth:`moved_away`)."""
-        for effect in effects:
+        :class:`TableLost` (the table ends here: :meth:`moved_away`).  ``decided``: the
+        instant a move or a game's end was decided at (:meth:`write_resumed`)."""
+        for index, effect in enumerate(effects):
             match effect:
                 case Persist(op):
+                    resumed, began = self.store.resumed, self.clock.now()
                     failed = await self.store.put(op)
+                    if failed is None and self.store.resumed != resumed:
+                        # (the table paused: what the batch timed starts when it is written)
+                        return await self.carry_out(self.write_resumed(
+                            self.clock.now() - began, decided, effects[index + 1:]))
                     if failed is not None:
                         await self.carry_out(self.store_failed(failed))
                         if failed.why == "fenced":
@@ -629,6 +636,34 @@ class Table:
                 case _:
                     assert_never(effect)
         return True
+
+    def write_resumed(self, waited: float, decided: float | None,
+                      rest: list[Effect]) -> list[Effect]:
+        """A write of the batch whose effects ``rest`` follow it waited ``waited`` seconds
+        for the database (the table paused, its clients told).  Nobody could act
+        meanwhile: a decision begun by the move (or game's end) decided at ``decided``
+        — and 准备's countdown it started — begin once it is written, their time whole,
+        as do the timers and the bot it set; everyone is sent the table after the batch
+        (the decision's deadline as it is now)."""
+        turn = decided is not None and self.turns.started >= decided
+        ready = decided is not None and self._finish_before is not None \
+            and self._finish_before[-1]
+        if turn:
+            self.turns.postpone(waited)
+        if ready:
+            self.readiness.postpone(waited)
+        later: list[Effect] = []
+        for effect in rest:
+            match effect:
+                case AskBot() if turn:
+                    effect = replace(effect, due=effect.due + waited)
+                case SetTimer(name=TimerName.TURN) if turn:
+                    effect = replace(effect, due=effect.due + waited)
+                case SetTimer(name=TimerName.READY | TimerName.NEXT_GAME) if ready:
+                    effect = replace(effect, due=effect.due + waited)
+            later.append(effect)
+        later.append(SendTable())
+        return later
 
     def store_failed(self, failed: StoreFailed) -> list[Effect]:
         """The write of ``failed.op`` failed: the change it stored is taken back — a

@@ -179,6 +179,17 @@ class Turns:
         (self.turn, self.decision, self.started, self.started_at, self.guard_since,
          self.held, self.asked, self._answer_due) = mark
 
+    def postpone(self, by: float) -> None:
+        """The decision awaited now begins ``by`` seconds later than it was told (the
+        table paused before anyone heard of it): its time, 托管's answer and the
+        Guard's pause all count from then."""
+        self.started += by
+        self.started_at += by
+        if self._answer_due is not None:
+            self._answer_due += by
+        if self.guard_since is not None:
+            self.guard_since += by
+
     def begin_game(self, game: Game, token: Token, now: Instant, *, fresh: bool = False,
                    same: bool = False) -> None:
         """:meth:`begin` the decision ``game`` awaits at ``token``."""
