@@ -99,8 +99,10 @@ class Store:
         #: the table is being stopped: a paused write gives up
         self.stopping = False
         #: how many writes were taken after the table paused for them (a caller that
-        #: sees it grow knows its write waited for the database)
+        #: sees it grow knows its write waited for the database), and how long the last
+        #: of them waited (the table's clock)
         self.resumed = 0
+        self.waited = 0.0
 
     async def put(self, op: StoreOp) -> StoreFailed | None:
         """Store ``op`` (a table's :class:`~.effects.Persist`), paused for as long as the
@@ -196,6 +198,7 @@ class Store:
         lobby dissolving it — waits on).  A write the database refuses (a broken
         constraint) is raised at once."""
         retries = Retries()
+        paused_at = 0.0
         while True:
             try:
                 await write()
@@ -207,6 +210,7 @@ class Store:
                     raise
                 pause, due = retries.failed(self.clock.now())
                 if pause:
+                    paused_at = self.clock.now()
                     log.warning("table %s: the database is out of reach; paused at %s",
                                 self.table_id, what)
                     self.tell(True)
@@ -217,4 +221,5 @@ class Store:
         if retries.written():
             log.info("table %s: the database is back; %s stored", self.table_id, what)
             self.resumed += 1
+            self.waited = self.clock.now() - paused_at
             self.tell(False)

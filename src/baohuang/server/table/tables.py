@@ -603,15 +603,16 @@ class Table:
         mover is refused), and for a write fenced off by another server
         :class:`TableLost` (the table ends here: :meth:`moved_away`).  ``decided``: the
         instant a move or a game's end was decided at (:meth:`write_resumed`)."""
+        store = self.store
         for index, effect in enumerate(effects):
             match effect:
-                case Persist(op):
-                    resumed, began = self.store.resumed, self.clock.now()
-                    failed = await self.store.put(op)
-                    if failed is None and self.store.resumed != resumed:
+                case Persist():
+                    op, resumed = effect.op, store.resumed
+                    failed = await store.put(op)
+                    if failed is None and store.resumed != resumed:
                         # (the table paused: what the batch timed starts when it is written)
                         return await self.carry_out(self.write_resumed(
-                            self.clock.now() - began, decided, effects[index + 1:]))
+                            store.waited, decided, effects[index + 1:]))
                     if failed is not None:
                         await self.carry_out(self.store_failed(failed))
                         if failed.why == "fenced":
@@ -621,11 +622,12 @@ class Table:
                             raise IllegalAction("the server could not store this action; "
                                                 "try again")
                         return False
-                case SendEach(to, texts):
-                    for conn, text in zip(to, texts, strict=False):
+                case SendEach():
+                    for conn, text in zip(effect.to, effect.texts, strict=False):
                         conn.send(text)
-                case Send(to, text):
-                    for conn in to:
+                case Send():
+                    text = effect.text
+                    for conn in effect.to:
                         conn.send(text)
                 case SendTable():
                     self.broadcast_table()
