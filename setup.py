@@ -59,7 +59,6 @@ COMPILED = [
     "src/baohuang/server/table/shell.py",
     "src/baohuang/server/table/turns.py",
     "src/baohuang/server/table/clock.py",
-    "src/baohuang/server/table/inbox.py",
     "src/baohuang/server/table/outage.py",
     "src/baohuang/server/wire/render.py",
     "src/baohuang/server/transport/connection.py",

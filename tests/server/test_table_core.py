@@ -2,11 +2,14 @@
 
 Each test tells the table's timing (:class:`~baohuang.server.table.turns.Turns`) the
 time as a test moves it and reads the effects it answers with: when the turn's timer
-rings, when a bot is asked and when its answer shows, what a ring means."""
+rings, when a bot is asked and when its answer shows, what a ring means.  A move is
+decided the same way (:meth:`~baohuang.server.table.tables.Table.move`): its effects
+are read, none carried out — the table's storage is never opened."""
 
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import Any, Literal
 
 import pytest
 
@@ -15,15 +18,29 @@ from baohuang.engine.actions import Action
 from baohuang.engine.game import Game
 from baohuang.engine.rules import RuleSet
 from baohuang.engine.state import IllegalAction, Stage
-from baohuang.server.db.storage import UserRecord
+from baohuang.server.config import ServerConfig
+from baohuang.server.db.storage import Storage, UserRecord, make_engine
+from baohuang.server.table import seating
+from baohuang.server.table.clock import ManualClock
+from baohuang.server.table.dealing import new_match
 from baohuang.server.table.effects import (
+    AppendAction,
     AskBot,
     AwayOver,
     CancelTimer,
+    Effect,
+    FinishGame,
     HostedMove,
     Instant,
+    Persist,
+    Refuse,
+    SaveSeats,
+    Send,
+    SendEach,
+    SendTable,
     SetTimer,
     ShowHeld,
+    StoreFailed,
     TimedOut,
     TimerName,
 )
@@ -31,8 +48,10 @@ from baohuang.server.table.expiry import Sweep, idle_since, sweep
 from baohuang.server.table.outage import RETRY_FIRST, RETRY_MAX, Retries
 from baohuang.server.table.readiness import Readiness
 from baohuang.server.table.seats import Seat
+from baohuang.server.table.settings import Settings
+from baohuang.server.table.tables import Table
 from baohuang.server.table.turns import THINK_COVER, AwayWatch, Timing, Turns, answer_delay
-from baohuang.server.wire.protocol import ServerMessage
+from baohuang.server.wire.protocol import GameOver, ServerMessage, Update, decode_server
 
 EPOCH = 1_800_000_000.0
 TURN = TimerName.TURN
@@ -331,3 +350,171 @@ def test_everyone_is_shown_each_away_seat_on_hosted_at_the_end_of_its_grace() ->
     assert watch.rang(70.0) == [SetTimer(away, 72.0, (0, 0))]
     assert watch.rang(72.0) == [SetTimer(away, 90.0, (0, 0))]
     assert watch.rang(90.0) == []
+
+
+# -- the path of a move --------------------------------------------------------------------
+def playing_table(seed: int = 4) -> tuple[Table, list[Socket]]:
+    """A practice table of five connected people, its first game dealt: the table's
+    logic as a move finds it (its storage made but never opened: the core writes
+    nothing itself)."""
+    settings = Settings("core1", "CORE01", None, "shandong", RuleSet.preset("shandong"),
+                        30.0, 1, seed, True, EPOCH, practice=True)
+    url = "sqlite+aiosqlite:///:memory:"
+    seats = people()
+    sockets = []
+    for index, seat in enumerate(seats):
+        assert seat is not None
+        sock = Socket()
+        sock.seat = index
+        seat.conn = sock
+        sockets.append(sock)
+    table = Table(settings, seats, Storage(make_engine(url)), ServerConfig(db_url=url),
+                  seating=seating.handle, status="playing", clock=ManualClock())
+    for sock in sockets:
+        sock.table = table
+    table.match = new_match(settings.rules, settings.seed, settings.games, practice=True)
+    table.game_ids = [11]
+    return table, sockets
+
+
+def hosted_move(table: Table) -> tuple[int, Action]:
+    """The seat to act and 托管's choice for it."""
+    game = table.game
+    assert game is not None and game.to_act is not None
+    seat = game.to_act
+    return seat, hosted_action(game.view(seat), game.legal_actions())
+
+
+def first(effects: list[Effect], kind: type) -> int:
+    return next(i for i, effect in enumerate(effects) if isinstance(effect, kind))
+
+
+def test_a_move_is_stored_before_anything_of_it_is_sent() -> None:
+    table, sockets = playing_table()
+    seat, action = hosted_move(table)
+    effects = table.move(seat, action, "player", at(1.0))
+    assert effects[0] == Persist(AppendAction(11, 0, seat, action.to_dict(), "player", 1))
+    assert not any(sock.sent for sock in sockets)            # decided, nothing done
+    sends = [e for e in effects if isinstance(e, SendEach | Send | Refuse)]
+    assert sends and all(effects.index(e) > 0 for e in sends)
+    each = effects[first(effects, SendEach)]
+    assert isinstance(each, SendEach)
+    assert each.to == tuple(sockets)                          # one update a seat
+    updates = [decode_server(text) for text in each.texts]
+    assert all(isinstance(u, Update) and u.version == table.version for u in updates)
+    assert isinstance(effects[-1], SetTimer)                  # then what is timed next
+    assert effects[-1].token == (0, 1)
+    # the next move is stored as the next version of the log
+    seat, action = hosted_move(table)
+    assert table.move(seat, action, "player", at(2.0))[0] \
+        == Persist(AppendAction(11, 1, seat, action.to_dict(), "player", 2))
+
+
+@pytest.mark.parametrize("why", ["refused", "stopped", "fenced"])
+def test_a_move_whose_write_fails_sends_nothing_and_is_taken_back(
+        why: Literal["fenced", "refused", "stopped"]) -> None:
+    table, _ = playing_table()
+    for t in range(3):                                       # (a few moves in)
+        table.move(*hosted_move(table), "player", at(float(t)))
+    game = table.game
+    assert game is not None
+    record, version, turn = game.record(), table.version, table.turns.mark()
+    seat, action = hosted_move(table)
+    effects = table.move(seat, action, "player", at(5.0))
+    persist = effects[0]
+    assert isinstance(persist, Persist) and table.version == version + 1
+    back = table.store_failed(StoreFailed(persist.op, why))
+    assert not [e for e in back if isinstance(e, SendEach | Send)]
+    game = table.game
+    assert game is not None
+    assert game.record() == record and table.version == version
+    assert (table.moves, table.logged, table.moved_at) == (3, 3, 2.0)
+    assert table.turns.mark() == turn                        # the decision's clock too
+    # the same move again is the same write, every view sent whole
+    again = table.move(seat, action, "player", at(6.0))
+    assert again[0] == persist
+    each = again[first(again, SendEach)]
+    assert isinstance(each, SendEach)
+    assert all(len(msgspec_view(text)) > 20 for text in each.texts)
+
+
+def msgspec_view(text: str) -> dict[str, Any]:
+    update = decode_server(text)
+    assert isinstance(update, Update)
+    return update.view
+
+
+def test_the_games_result_is_stored_before_game_over_is_sent() -> None:
+    table, sockets = playing_table()
+    game = table.game
+    assert game is not None
+    t = 0.0
+    while True:
+        t += 1.0
+        effects = table.move(*hosted_move(table), "hosted", at(t))
+        if game.is_over:
+            break
+        assert not [e for e in effects if isinstance(e, Persist)
+                    and isinstance(e.op, FinishGame)]
+    stored = [i for i, e in enumerate(effects) if isinstance(e, Persist)]
+    assert len(stored) == 2
+    action, result = (effects[i] for i in stored)
+    assert isinstance(action, Persist) and isinstance(action.op, AppendAction)
+    assert isinstance(result, Persist) and isinstance(result.op, FinishGame)
+    over = [i for i, e in enumerate(effects) if isinstance(e, Send)
+            and isinstance(decode_server(e.text), GameOver)]
+    assert len(over) == 1
+    assert stored[0] < first(effects, SendEach) < stored[1] < over[0]
+    sent = effects[over[0]]
+    assert isinstance(sent, Send) and sent.to == tuple(sockets)
+    assert result.op.settled.totals == table.totals and table.recorded
+    # its write failing takes the settling back: the game is over, not recorded
+    totals = list(table.totals)
+    table.store_failed(StoreFailed(result.op, "refused"))
+    assert not table.recorded and table.last_scored is None
+    assert table.status == "playing" and totals != [0] * 5 and table.totals == [0] * 5
+
+
+def test_a_seat_change_whose_write_fails_is_taken_back_and_its_client_told() -> None:
+    settings = Settings("core2", "CORE02", None, "shandong", RuleSet.preset("shandong"),
+                        30.0, 1, 3, True, EPOCH)
+    url = "sqlite+aiosqlite:///:memory:"
+    table = Table(settings, [None] * 5, Storage(make_engine(url)), ServerConfig(db_url=url),
+                  seating=seating.handle, clock=ManualClock())
+    sock = Socket()
+    table.watchers.add(sock)
+    sock.table = table
+    before = table.seats_before(sock, "sit")
+    table.seats[2] = Seat(name="li", user_id=9, conn=sock, away_since=None)
+    table.watchers.discard(sock)
+    sock.seat = 2
+    effects = table.seats_changed(before)
+    assert isinstance(effects[0], Persist) and isinstance(effects[0].op, SaveSeats)
+    assert effects[0].op.seats[2] == {"name": "li", "user_id": 9, "bot": None}
+    [refused] = table.store_failed(StoreFailed(effects[0].op, "refused"))
+    assert isinstance(refused, Refuse)
+    assert (refused.conn, refused.code, refused.ref) == (sock, "not_stored", "sit")
+    assert table.seats == [None] * 5 and sock.seat is None and sock in table.watchers
+
+
+def test_a_decision_begun_by_a_move_whose_write_paused_starts_once_it_is_written() -> None:
+    """The database out of reach for 12 s while a move is stored: nobody heard of the
+    move meanwhile, so the next seat's time counts from when it was written (its timer
+    and deadline 12 s later), and everyone is sent the table with that deadline."""
+    table, _ = playing_table()
+    effects = table.move(*hosted_move(table), "player", at(10.0))
+    [timer] = [e for e in effects if isinstance(e, SetTimer) and e.name is TURN]
+    assert timer.due == 10.0 + 30.0
+    game = table.game
+    assert game is not None
+    assert table.deadline(10.0) == EPOCH + 40.0
+    later = table.write_resumed(12.0, 10.0, effects[1:])
+    assert [type(e) for e in later[:-1]] == [type(e) for e in effects[1:]]
+    assert [e for e in later if isinstance(e, SetTimer)] == [SetTimer(TURN, 52.0, timer.token)]
+    assert table.deadline(22.0) == EPOCH + 52.0
+    assert isinstance(later[-1], SendTable)
+    # a later move's write that paused moves no decision it did not begin
+    effects = table.move(*hosted_move(table), "player", at(30.0))
+    started = table.turns.mark()
+    table.write_resumed(3.0, 31.0, effects[1:])
+    assert table.turns.mark() == started

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from .accounts.accounts import hash_password
 from .db.moderation import muted_text
 from .db.storage import Storage, UserRecord
-from .table.inputs import CloseTable
+from .table.effects import CloseTable
 
 if TYPE_CHECKING:
     from .accounts.sessions import LiveSessions

@@ -57,7 +57,8 @@ from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.storage import UserRecord
-from ..table.inputs import Disconnect, Route
+from ..table.effects import Disconnect
+from ..table.inputs import Route
 from ..table.router import MOVING, Elsewhere, Located, rematch_answer
 from ..table.subscriber import Subscriber
 from .directory import Directory, over

@@ -26,7 +26,8 @@ from typing import Any, Protocol
 import msgspec
 
 from ..db.storage import Storage, UserRecord
-from ..table.inputs import ClientInput, Disconnect, Input, Route
+from ..table.effects import ClientInput, Disconnect, Input
+from ..table.inputs import Route
 from ..table.subscriber import Subscriber
 from ..wire.protocol import (
     Join,

@@ -37,8 +37,9 @@ from ..metrics import Census, ServerMetrics
 from . import seating
 from .clock import ClockFactory, LoopClock
 from .dealing import new_match, new_seed
+from .effects import Disconnect
 from .expiry import Sweep, sweep
-from .inputs import Disconnect, Route
+from .inputs import Route
 from .router import Elsewhere, Located, TableRouter, rematch_answer
 from .seats import Seat, seats_from_json
 from .settings import Settings
@@ -365,6 +366,7 @@ class Lobby:
         return new
 
     def _add(self, table: Table) -> None:
+        table.on_lost = self._lost
         self.tables[table.id] = table
         self.codes[table.settings.code] = table.id
         self.router.adopt(table)
@@ -407,9 +409,13 @@ class Lobby:
         if table is None:
             return
         await table.stop()
-        for conn in table.conns():
-            conn.close(1012, "the table moved to another server; reconnect")
-        self._remove(table)
+        table.moved_away()       # (its connections closed; it leaves: :meth:`_lost`)
+
+    def _lost(self, table: Table) -> None:
+        """``table`` ended here: another node holds it now (a write of its was fenced
+        off, or its lease was lost: :meth:`drop`); it leaves this lobby."""
+        if self.tables.get(table.id) is table:
+            self._remove(table)
 
     async def _rebuild(self, row: dict[str, Any]) -> Table:
         rules = RuleSet.from_dict(row["rules"])

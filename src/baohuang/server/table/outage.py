@@ -40,13 +40,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, assert_never
 
 from sqlalchemy.exc import DataError, IntegrityError, ProgrammingError, SQLAlchemyError
 
 from ..db.storage import FencedWrite, Storage
 from ..metrics import ServerMetrics
 from .clock import Clock, sleep
+from .effects import AppendAction, FinishGame, SaveHosted, SaveSeats, StoreFailed, StoreOp
+from .results import record_result
 
 __all__ = ["REFUSED", "RETRY_FIRST", "RETRY_MAX", "UNREACHABLE", "Retries", "Store"]
 
@@ -96,6 +98,46 @@ class Store:
         self.tell = tell
         #: the table is being stopped: a paused write gives up
         self.stopping = False
+        #: how many writes were taken after the table paused for them (a caller that
+        #: sees it grow knows its write waited for the database), and how long the last
+        #: of them waited (the table's clock)
+        self.resumed = 0
+        self.waited = 0.0
+
+    async def put(self, op: StoreOp) -> StoreFailed | None:
+        """Store ``op`` (a table's :class:`~.effects.Persist`), paused for as long as the
+        database is out of reach; ``None`` once written, else why it failed: fenced
+        (another writer holds the table), refused, or stopped meanwhile."""
+        try:
+            match op:
+                case AppendAction():
+                    await self.action(op.game_id, op.seq, op.seat, op.action, op.source,
+                                      version=op.version)
+                case SaveSeats(seats):
+                    await self.persist(
+                        lambda: self.storage.save_table(self.table_id, seats=seats),
+                        "its seats")
+                case SaveHosted(game_id, hosted):
+                    await self.persist(
+                        lambda: self.storage.save_game(self.table_id, game_id, hosted=hosted),
+                        f"托管 in game {game_id}")
+                case FinishGame(settled, game_id, hosted):
+                    await self.persist(
+                        lambda: record_result(self.storage, settled, game_id=game_id,
+                                              table_id=self.table_id, hosted=hosted),
+                        f"the result of game {game_id}")
+                case _:
+                    assert_never(op)
+        except FencedWrite:
+            log.warning("table %s: another server holds it now; %s not stored",
+                        self.table_id, type(op).__name__)
+            return StoreFailed(op, "fenced")
+        except Exception:
+            why: Literal["stopped", "refused"] = "stopped" if self.stopping else "refused"
+            log.exception("table %s: storing %s failed (%s)", self.table_id,
+                          type(op).__name__, why)
+            return StoreFailed(op, why)
+        return None
 
     async def _written(self, version: int) -> bool:
         """Whether ``version`` of the table's log is stored, by this server."""
@@ -156,6 +198,7 @@ class Store:
         lobby dissolving it — waits on).  A write the database refuses (a broken
         constraint) is raised at once."""
         retries = Retries()
+        paused_at = 0.0
         while True:
             try:
                 await write()
@@ -167,6 +210,7 @@ class Store:
                     raise
                 pause, due = retries.failed(self.clock.now())
                 if pause:
+                    paused_at = self.clock.now()
                     log.warning("table %s: the database is out of reach; paused at %s",
                                 self.table_id, what)
                     self.tell(True)
@@ -176,4 +220,6 @@ class Store:
                                       "was out of reach")
         if retries.written():
             log.info("table %s: the database is back; %s stored", self.table_id, what)
+            self.resumed += 1
+            self.waited = self.clock.now() - paused_at
             self.tell(False)

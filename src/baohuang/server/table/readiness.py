@@ -73,6 +73,11 @@ class Readiness:
         ready = self.ready or set()
         return frozenset(i for i in range(5) if i not in ready)
 
+    def postpone(self, by: float) -> None:
+        """The countdown starts ``by`` seconds later (the table paused meanwhile)."""
+        if self.due is not None:
+            self.due += by
+
     def end(self) -> list[TimingEffect]:
         """Nobody is asked any more (the game is dealt, or the match ended)."""
         self.ready, self.due = None, None

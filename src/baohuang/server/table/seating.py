@@ -36,7 +36,7 @@ from ..wire.protocol import (
     encode,
 )
 from .clubseats import club_refusal, is_member
-from .inputs import ClientInput, Disconnect
+from .effects import ClientInput, Disconnect
 from .privacy import admits
 from .seats import Seat
 from .subscriber import Subscriber
@@ -126,6 +126,9 @@ async def join(table: Table, conn: Subscriber, msg: Join) -> None:
         if refused is not None:
             conn.error(*refused, "join")
             return
+    # (a seat change whose write fails leaves everything as it is now: seats_before)
+    before = table.seats_before(conn, "join")
+    hints = conn.hints
     table.watchers.discard(conn)
     conn.table, conn.seat, conn.hints = table, None, msg.hints
     seat_index = table.seat_of(user.id) if (user and msg.as_ == "player") else None
@@ -139,7 +142,9 @@ async def join(table: Table, conn: Subscriber, msg: Join) -> None:
         conn.seat = seat_index
         if seat.invited:                  # (a new match's player says yes by joining)
             seat.invited = False
-            await table.save_seats()
+            if not await table.save_seats(before):
+                conn.hints = hints
+                return
         # (the decision's deadline stays where it was set when the turn began: coming
         # back gives no fresh time)
     elif user is not None and msg.as_ == "player" and table.status == "open" and \
@@ -148,7 +153,9 @@ async def join(table: Table, conn: Subscriber, msg: Join) -> None:
         table.seats[seat_index] = Seat(name=user.name, user_id=user.id, conn=conn,
                                       away_since=None)
         conn.seat = seat_index
-        await table.save_seats()
+        if not await table.save_seats(before):
+            conn.hints = hints
+            return
     elif len(table.watchers) >= table.config.watchers_per_table:
         conn.table = None
         conn.error("too_many_watchers", f"this table has {len(table.watchers)} watchers, "
@@ -230,6 +237,7 @@ async def hosted(table: Table, conn: Subscriber, on: bool) -> None:
     if seat is None or game is None or game.is_over:
         conn.error("not_allowed", "托管 is for a seated player during a game", "hosted")
         return
+    before = table.hosted_before(conn, "hosted")
     if on:
         if not seat.hosted:
             table.metrics.hosted_takeovers.labels("asked").inc()
@@ -240,7 +248,8 @@ async def hosted(table: Table, conn: Subscriber, on: bool) -> None:
         return
     else:
         seat.hosted = False           # (the turn's deadline is where it was: no new time)
-    await table.save_hosted()
+    if not await table.save_hosted(before):
+        return
     table.broadcast_table()
     table.schedule()
 
@@ -344,8 +353,10 @@ async def leave(table: Table, conn: Subscriber) -> None:
     dissolve = False
     if seat is not None and seat_index is not None:
         if table.status == "open":
+            before = table.seats_before(conn, "leave")
             table.seats[seat_index] = None
-            await table.save_seats()
+            if not await table.save_seats(before):
+                return
         elif table.status == "playing" and game is not None and not game.is_over \
                 and not seat.left:
             # (on 托管 and left before the leave is applied: under leave_ends_game the
@@ -386,6 +397,8 @@ async def lobby(table: Table, conn: Subscriber, msg: ClientMessage) -> None:
                    else "seats change only before the start", ref)
         return
     user = conn.user
+    # (a seat change whose write fails leaves everything as it is now: seats_before)
+    before = table.seats_before(conn, ref)
     if isinstance(msg, Start):
         if user is None or (table.seat_of(user.id) is None and user.id != table.settings.owner):
             conn.error("not_seated", "only seated players and the owner start a table", ref)
@@ -396,7 +409,8 @@ async def lobby(table: Table, conn: Subscriber, msg: ClientMessage) -> None:
             for index, held in enumerate(table.seats):
                 if held is None:
                     table.seats[index] = Seat.for_bot(bot, table.settings.seed + index)
-            await table.save_seats()
+            if not await table.save_seats(before):
+                return
             table.broadcast_table()
         if not table.five_seated():
             conn.error("not_ready", "five seats must be taken to start", ref)
@@ -463,7 +477,8 @@ async def lobby(table: Table, conn: Subscriber, msg: ClientMessage) -> None:
             return
         else:
             table.seats[msg.seat] = None
-    await table.save_seats()
+    if not await table.save_seats(before):
+        return
     table.broadcast_table()
     if table.five_seated() and table.settings.autostart:
         await table.start_match()

@@ -4,7 +4,13 @@ task, in order.  No locks, and a timer racing a move cannot move twice: each
 timer and bot move carries the turn it was meant for and is dropped if the
 turn has passed.
 
-Each accepted action is written to the database before it is broadcast.  The
+Each accepted action is written to the database before it is broadcast, by
+construction: a move (:meth:`Table.move`), a change of seats or of 托管 and a game's
+end (:meth:`Table.finish`) are decided at once, without waiting, and answered as a
+list of effects (:mod:`.effects`) whose :class:`~.effects.Persist` comes before the
+sends; :meth:`Table.carry_out` does them in order and stops at a write that fails,
+the change then taken back (:meth:`Table.store_failed`) — or, a write fenced off by
+another server, the table ends here (:meth:`Table.moved_away`).  The
 engine decides legality; :mod:`.render` is the only way game state reaches a
 client.  Time is the table's :class:`~.clock.Clock`; when each decision began,
 its timer, the Guard's pause, 托管's answer times and a server bot's are
@@ -19,6 +25,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, assert_never
 
 from ...bots import hosted_action
@@ -35,40 +42,48 @@ from ..wire.protocol import GameOver, Pause, TableMsg, You, encode
 from .clock import Clock, LoopClock
 from .dealing import new_match
 from .effects import (
+    AppendAction,
     AskBot,
     AwayOver,
+    BotMove,
     CancelTimer,
+    ClientInput,
+    CloseTable,
+    Disconnect,
+    Effect,
+    FinishGame,
     HostedMove,
+    Input,
     Instant,
+    Persist,
+    Refuse,
+    SaveHosted,
+    SaveSeats,
+    Send,
+    SendEach,
+    SendTable,
     SetTimer,
     ShowHeld,
+    Stop,
+    StoreFailed,
     TimedOut,
+    TimerFired,
     TimerName,
     TimingEffect,
     Token,
 )
 from .expiry import idle_since
-from .inbox import Inbox
-from .inputs import (
-    BotMove,
-    ClientInput,
-    CloseTable,
-    Disconnect,
-    Input,
-    Stop,
-    TimerFired,
-)
 from .outage import Store
 from .readiness import Readiness
-from .results import record_result, settle
+from .results import settle
 from .seats import Seat
 from .seatstate import SeatsShown
 from .settings import Settings
-from .shell import BotAnswer, TimerSlot
+from .shell import BotAnswer, Inbox, TimerSlot
 from .subscriber import Subscriber
-from .turns import AwayWatch, Timing, Turns
+from .turns import AwayWatch, Timing, Turns, TurnsMark
 
-__all__ = ["Table"]
+__all__ = ["NOT_STORED", "SeatsBefore", "Table", "TableLost"]
 
 log = logging.getLogger("baohuang.server")
 
@@ -77,6 +92,45 @@ log = logging.getLogger("baohuang.server")
 #: given where tables are built (the lobby); seating works on a :class:`Table`, so this
 #: module does not import it and the imports run one way
 SeatingHandler: TypeAlias = Callable[["Table", "ClientInput | Disconnect"], Awaitable[None]]
+
+#: what a client is told when a change it asked for could not be stored (taken back)
+NOT_STORED = "the server could not store this change; nothing changed, try again"
+
+
+class TableLost(Exception):
+    """Another server holds the table now (a write was fenced off): it ends here."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsBefore:
+    """The seats as they were before ``conn``'s message ``ref`` changed them: what a
+    failed write of the change restores (and whom it tells)."""
+
+    conn: Subscriber | None
+    ref: str | None
+    seats: list[Seat | None]
+    #: each seat's connection, away time and invitation then
+    held: list[tuple[Subscriber | None, float | None, bool] | None]
+    #: where ``conn`` was: its table, its seat, whether it watched
+    where: tuple[object | None, int | None, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class HostedBefore:
+    """The seats' 托管 (on, count, left) before ``conn``'s message ``ref`` changed it."""
+
+    conn: Subscriber | None
+    ref: str | None
+    hosted: list[tuple[bool, int, bool] | None]
+
+
+#: a move's state before it, restored if its write fails: when the last move was made,
+#: the decision clock, whether seats shown in the Guard's decision were pending
+MoveBefore: TypeAlias = tuple[float, TurnsMark, bool]
+#: a game's end state before it: totals, status, last scored, dissolved by, finished
+#: at, recorded, whether 准备 was asked
+FinishBefore: TypeAlias = tuple[list[int], str, bool | None, list[int], float | None, bool,
+                                bool]
 
 
 class Table:
@@ -148,6 +202,16 @@ class Table:
         self.rematch: dict[str, str] | None = None
         #: 准备 between the games of a match (:mod:`.readiness`)
         self.readiness = Readiness(config.next_game_delay, settings.ready_wait)
+        #: what a write that fails takes back (the batch of effects in flight)
+        self._move_before: MoveBefore | None = None
+        self._finish_before: FinishBefore | None = None
+        self._seats_before: SeatsBefore | None = None
+        self._hosted_before: HostedBefore | None = None
+        #: another server holds the table now: it takes no more inputs here
+        self.lost = False
+        #: told once, when the table ends here because another server holds it (the
+        #: lobby forgets it, as when its lease is lost)
+        self.on_lost: Callable[[Table], None] | None = None
         #: told whenever the table's state is sent to everyone at it (its seats, who is
         #: connected, watchers, status, ...): a cluster node's directory writes the
         #: table's entry then, for the lobby of every node (docs/cluster.md)
@@ -188,16 +252,21 @@ class Table:
                 await self._task
 
     async def _run(self) -> None:
-        if self._recovering:
-            await self.recover()
-        if self.status == "open" and self.five_seated() and self.settings.autostart:
-            await self.start_match()
-        while True:
+        try:
+            if self._recovering:
+                await self.recover()
+            if self.status == "open" and self.five_seated() and self.settings.autostart:
+                await self.start_match()
+        except TableLost:
+            self.lost = True
+        while not self.lost:
             item = await self._inbox.get()
             if isinstance(item, Stop):
                 break
             try:
                 await self._handle(item)
+            except TableLost:
+                break
             except Exception:
                 log.exception("table %s: error handling %r", self.id, item)
                 self.metrics.errors.labels("table", "server_error").inc()
@@ -275,11 +344,24 @@ class Table:
             await self.apply(seat, action, source)
 
     async def apply(self, seat: int, action: Action, source: str) -> None:
-        """Apply, store, then broadcast one action (raises IllegalAction, nothing changed)."""
+        """Apply, store, then broadcast one action (raises IllegalAction, nothing changed:
+        the engine refused it, or its write failed and it was taken back)."""
+        began, at = time.perf_counter(), self.instant()
+        await self.carry_out(self.move(seat, action, source, at), decided=at.mono)
+        self.metrics.moved(source, time.perf_counter() - began)
+        if log.isEnabledFor(logging.DEBUG):     # (not the seat: it would tell the Guard)
+            log.debug("move", extra=fields(version=self.version, source=source))
+
+    def move(self, seat: int, action: Action, source: str, at: Instant) -> list[Effect]:
+        """One action at ``at``, decided without waiting: applied to the game in place
+        (raises IllegalAction, nothing changed), and answered as the effects that
+        follow — its :class:`~.effects.Persist` (the action appended to the log), the
+        ``update`` each seat and the watchers are sent, the ``table`` if seats hidden
+        meanwhile may be shown now, then the game's end (:meth:`finish`) or what is
+        timed next.  Taken back by :meth:`store_failed` if its write fails."""
         game = self.game
         assert game is not None and self.match is not None
         before = self.version
-        began = time.perf_counter()
         try:
             game.apply(action)
         except IllegalAction:
@@ -291,58 +373,57 @@ class Table:
                           action)
             self.match.game = Game.from_record(game.record())
             raise IllegalAction(f"the server could not apply {action}") from None
-        try:
-            # (the database out of reach: the table pauses here until it is back)
-            await self.store.action(self.game_ids[-1], self.moves, seat, action.to_dict(),
-                                    source, version=self.logged + 1)
-        except Exception:
-            log.exception("table %s: storing an action failed; taking it back", self.id)
-            record = game.record()
-            record["actions"].pop()
-            self.match.game = Game.from_record(record)
-            raise IllegalAction("the server could not store this action; try again") from None
+        self._move_before = (self.moved_at, self.turns.mark(), self._seats_shown.pending)
+        self._finish_before = None
+        effects: list[Effect] = [Persist(AppendAction(
+            self.game_ids[-1], self.moves, seat, action.to_dict(), source, self.logged + 1))]
         self.moves += 1
         self.logged += 1
-        self.moved_at = self.clock.now()
+        self.moved_at = at.mono
         # (a seat leaving does not concern the decision awaited: its clock runs on)
-        self.broadcast_events(before, same=action.kind is ActionKind.LEAVE)
+        self.event_sends(before, at, effects, same=action.kind is ActionKind.LEAVE)
         if self._seats_shown.pending and game.stage is not Stage.GUARD:
             self._seats_shown.pending = False
-            self.broadcast_table()          # now everybody may see what was hidden
-        self.metrics.moved(source, time.perf_counter() - began)
-        if log.isEnabledFor(logging.DEBUG):     # (not the seat: it would tell the Guard)
-            log.debug("move", extra=fields(version=self.version, source=source))
+            if not game.is_over:        # (the game's end sends the table anyway)
+                effects.append(SendTable())  # now everybody may see what was hidden
         if game.is_over:
-            await self.game_over()
+            effects += self.finish(at)
         else:
-            self.schedule()
+            effects += self.plan(at)
+        return effects
 
     async def game_over(self) -> None:
-        self.perform([CancelTimer(TimerName.TURN)])
+        at = self.instant()
+        await self.carry_out(self.finish(at), decided=at.mono)
+
+    def finish(self, at: Instant) -> list[Effect]:
+        """The game is over: settled at ``at``, its result stored (a
+        :class:`~.effects.Persist`) before everyone is sent ``game_over`` and the
+        table; then 准备 for the next game, or the match's end."""
         game = self.game
         assert game is not None and game.result is not None
         settled = settle(game.result, self.seats, grace=self.config.away_grace,
-                         now=self.clock.now(), totals=self.totals, status=self.status,
+                         now=at.mono, totals=self.totals, status=self.status,
                          played=self.index + 1,
                          games=self.settings.games, rated=not self.settings.practice)
+        played = self.index + 1
+        ask = settled.status == "playing" and played < self.settings.games
+        self._finish_before = (self.totals, self.status, self.last_scored, self.dissolved_by,
+                               self.finished_at, self.recorded, ask)
         self.totals, self.status = settled.totals, settled.status
         self.last_scored = settled.scored
         self.dissolved_by = settled.hosted if self.status == "dissolved" else []
-        game_id, hosted = self.game_ids[-1], self.hosted_json()
-        await self.store.persist(
-            lambda: record_result(self.storage, settled, game_id=game_id, table_id=self.id,
-                                  hosted=hosted),
-            f"the result of game {game_id}")
+        effects: list[Effect] = [
+            CancelTimer(TimerName.TURN),
+            Persist(FinishGame(settled, self.game_ids[-1], self.hosted_json()))]
         if self.status != "playing":
-            self.finished_at = self.clock.now()
+            self.finished_at = at.mono
         self.recorded = True
-        played = self.index + 1
-        if self.status == "playing" and played < self.settings.games:
-            self.ask_ready(played)
-        text = encode(self.game_over_message())
-        for conn in self.conns():
-            conn.send(text)
-        self.broadcast_table()
+        if ask:
+            effects += self.readiness.ask(self.seats, played, at.mono)
+        effects.append(Send(tuple(self.conns()), encode(self.game_over_message())))
+        effects.append(SendTable())
+        return effects
 
     def game_over_message(self) -> GameOver:
         game = self.game
@@ -458,16 +539,21 @@ class Table:
         """The table's time now, read once for one step of its logic."""
         return Instant(self.clock.now(), self.clock.wall())
 
-    def deadline(self) -> float | None:
-        """When the decision awaited now times out (``None``: nobody is waited for)."""
+    def deadline(self, now: float | None = None) -> float | None:
+        """When the decision awaited now (or at ``now``) times out (``None``: nobody is
+        waited for)."""
         return self.turns.deadline(self.game, self.seats, playing=self.status == "playing",
-                                   now=self.clock.now())
+                                   now=self.clock.now() if now is None else now)
 
     def schedule(self) -> None:
         """Arrange what happens next: a bot thinks, 托管 moves, a held answer to the
         Guard's decision is shown, or a timer runs."""
-        self.perform(self.turns.plan(self.game, self.seats, (self.index, self.moves),
-                                     playing=self.status == "playing", now=self.instant()))
+        self.perform(self.plan(self.instant()))
+
+    def plan(self, at: Instant) -> list[TimingEffect]:
+        """What :meth:`schedule` arranges, decided at ``at``."""
+        return self.turns.plan(self.game, self.seats, (self.index, self.moves),
+                               playing=self.status == "playing", now=at)
 
     def _ring_for(self, name: TimerName) -> Callable[[Token], None]:
         """What the timer ``name`` does when it rings: it posts :class:`TimerFired`."""
@@ -492,20 +578,151 @@ class Table:
     def perform(self, effects: list[TimingEffect]) -> None:
         """Carry the timing's effects out, in order, on the table's clock."""
         for effect in effects:
+            self._time(effect)
+
+    def _time(self, effect: TimingEffect) -> None:
+        match effect:
+            case SetTimer(name, due, token):
+                self.timers[name].set_at(due, token)
+            case CancelTimer(name):
+                # (the turn's handle is kept for the next move's timer, a few ms on)
+                self.timers[name].cancel(drop=name is not TimerName.TURN)
+            case AskBot():
+                seat = self.seats[effect.seat]
+                assert seat is not None and seat.player is not None
+                self.bot_answers.add(BotAnswer(effect, seat.player, self.clock,
+                                               self.metrics, self._bot_answered, self.id))
+            case _:
+                assert_never(effect)
+
+    async def carry_out(self, effects: list[Effect], *, decided: float | None = None) -> bool:
+        """Carry ``effects`` out in order: each :class:`~.effects.Persist` written
+        before anything after it is done.  A write that fails ends them there (nothing
+        after it is sent): the table is told (:meth:`store_failed`), takes the change
+        back and says so; False then — or, for a move, IllegalAction is raised (its
+        mover is refused), and for a write fenced off by another server
+        :class:`TableLost` (the table ends here: :meth:`moved_away`).  ``decided``: the
+        instant a move or a game's end was decided at (:meth:`write_resumed`)."""
+        store = self.store
+        for index, effect in enumerate(effects):
             match effect:
-                case SetTimer(name, due, token):
-                    self.timers[name].set_at(due, token)
-                case CancelTimer(name):
-                    # (the turn's handle is kept for the next move's timer, a few ms on)
-                    self.timers[name].cancel(drop=name is not TimerName.TURN)
-                case AskBot():
-                    seat = self.seats[effect.seat]
-                    assert seat is not None and seat.player is not None
-                    self.bot_answers.add(BotAnswer(effect, seat.player, self.clock,
-                                                   self.metrics, self._bot_answered,
-                                                   self.id))
+                case Persist():
+                    op, resumed = effect.op, store.resumed
+                    failed = await store.put(op)
+                    if failed is None and store.resumed != resumed:
+                        # (the table paused: what the batch timed starts when it is written)
+                        return await self.carry_out(self.write_resumed(
+                            store.waited, decided, effects[index + 1:]))
+                    if failed is not None:
+                        await self.carry_out(self.store_failed(failed))
+                        if failed.why == "fenced":
+                            self.moved_away()
+                            raise TableLost(self.id)
+                        if isinstance(op, AppendAction):
+                            raise IllegalAction("the server could not store this action; "
+                                                "try again")
+                        return False
+                case SendEach():
+                    for conn, text in zip(effect.to, effect.texts, strict=False):
+                        conn.send(text)
+                case Send():
+                    text = effect.text
+                    for conn in effect.to:
+                        conn.send(text)
+                case SendTable():
+                    self.broadcast_table()
+                case Refuse(conn, code, message, ref):
+                    conn.error(code, message, ref)
+                case SetTimer() | CancelTimer() | AskBot():
+                    self._time(effect)
                 case _:
                     assert_never(effect)
+        return True
+
+    def write_resumed(self, waited: float, decided: float | None,
+                      rest: list[Effect]) -> list[Effect]:
+        """A write of the batch whose effects ``rest`` follow it waited ``waited`` seconds
+        for the database (the table paused, its clients told).  Nobody could act
+        meanwhile: a decision begun by the move (or game's end) decided at ``decided``
+        — and 准备's countdown it started — begin once it is written, their time whole,
+        as do the timers and the bot it set; everyone is sent the table after the batch
+        (the decision's deadline as it is now)."""
+        turn = decided is not None and self.turns.started >= decided
+        ready = decided is not None and self._finish_before is not None \
+            and self._finish_before[-1]
+        if turn:
+            self.turns.postpone(waited)
+        if ready:
+            self.readiness.postpone(waited)
+        later: list[Effect] = []
+        for effect in rest:
+            match effect:
+                case AskBot() if turn:
+                    effect = replace(effect, due=effect.due + waited)
+                case SetTimer(name=TimerName.TURN) if turn:
+                    effect = replace(effect, due=effect.due + waited)
+                case SetTimer(name=TimerName.READY | TimerName.NEXT_GAME) if ready:
+                    effect = replace(effect, due=effect.due + waited)
+            later.append(effect)
+        later.append(SendTable())
+        return later
+
+    def store_failed(self, failed: StoreFailed) -> list[Effect]:
+        """The write of ``failed.op`` failed: the change it stored is taken back — a
+        move's action popped from the game's record and the game rebuilt from it (its
+        end too, when it ended the game), a seat change's seats restored, 托管 as it
+        was, a game's settling undone — and the client who asked is told (a move's
+        mover is refused by :meth:`carry_out`'s caller)."""
+        op = failed.op
+        effects: list[Effect] = []
+        match op:
+            case AppendAction():
+                self._take_back_move()
+            case FinishGame():
+                effects += self._take_back_finish()
+            case SaveSeats():
+                before = self._seats_before
+                self._seats_before = None
+                if before is not None:
+                    self._restore_seats(before)
+                    if before.conn is not None:
+                        effects.append(Refuse(before.conn, "not_stored", NOT_STORED,
+                                              before.ref))
+            case SaveHosted():
+                hosted = self._hosted_before
+                self._hosted_before = None
+                if hosted is not None:
+                    for seat, was in zip(self.seats, hosted.hosted, strict=True):
+                        if seat is not None and was is not None:
+                            seat.hosted, seat.hosted_count, seat.left = was
+                    if hosted.conn is not None:
+                        effects.append(Refuse(hosted.conn, "not_stored", NOT_STORED,
+                                              hosted.ref))
+            case _:
+                assert_never(op)
+        return effects
+
+    def _take_back_move(self) -> None:
+        game = self.game
+        assert game is not None and self.match is not None and self._move_before is not None
+        if self._finish_before is not None:
+            self._take_back_finish()
+        record = game.record()
+        record["actions"].pop()
+        self.match.game = Game.from_record(record)
+        self.moves -= 1
+        self.logged -= 1
+        self.moved_at, mark, self._seats_shown.pending = self._move_before
+        self._move_before = None
+        self.turns.restore(mark)
+        self._shown = [None] * 6            # (the next update sends each view whole)
+
+    def _take_back_finish(self) -> list[TimingEffect]:
+        assert self._finish_before is not None
+        (self.totals, self.status, self.last_scored, self.dissolved_by, self.finished_at,
+         self.recorded, asked) = self._finish_before
+        self._finish_before = None
+        return self.readiness.end() if asked else []
 
     def _bot_answered(self, answer: BotAnswer) -> None:
         self.bot_answers.discard(answer)
@@ -539,8 +756,10 @@ class Table:
                     self.metrics.hosted_takeovers.labels("timeout").inc()
                     timed_out = self.seats[seat]
                     assert timed_out is not None
+                    before = self.hosted_before(None, None)
                     timed_out.put_on_hosted()
-                    await self.save_hosted()
+                    if not await self.save_hosted(before):
+                        return
                     self.broadcast_table()
                 await self.auto_move(seat, "timeout")
             case AwayOver():
@@ -580,16 +799,17 @@ class Table:
         seated = [s.conn for s in self.seats if s is not None and s.conn is not None]
         return seated + list(self.watchers)
 
-    def broadcast_events(self, before: int, *, same: bool = False) -> None:
-        """Send each seat (and the watchers) one ``update``: the events after version
-        ``before`` with what changed in its view since the view it was sent last
-        (``same``: the decision awaited is the one awaited before them)."""
+    def event_sends(self, before: int, at: Instant, effects: list[Effect], *,
+                    same: bool = False) -> None:
+        """Each seat (and the watchers) one ``update``, added to ``effects``: the events
+        after version ``before`` with what changed in its view since the view it was
+        sent last (``same``: the decision awaited is the one awaited before them)."""
         game = self.game
         assert game is not None
         if not game.is_over:
-            self.turns.begin_game(game, (self.index, self.moves), self.instant(),
+            self.turns.begin_game(game, (self.index, self.moves), at,
                                   fresh=not same, same=same)
-        deadline = None if game.is_over else self.deadline()
+        deadline = None if game.is_over else self.deadline(at.mono)
         shown = self._shown
         receivers: list[int | None] = []       # seats with a connection, None: watchers
         conns = []
@@ -607,11 +827,9 @@ class Table:
         hints = [conn.hints for conn in conns] + ([False] if self.watchers else [])
         texts = render.broadcast(game, receivers, views, base=self.base, index=self.index,
                                  since=before, deadline=deadline, hints=hints)
-        for conn, text in zip(conns, texts, strict=False):
-            conn.send(text)
+        effects.append(SendEach(tuple(conns), tuple(texts)))
         if self.watchers and texts:
-            for conn in self.watchers:
-                conn.send(texts[-1])
+            effects.append(Send(tuple(self.watchers), texts[-1]))
         for r, view in zip(receivers, views, strict=True):
             shown[5 if r is None else r] = view
 
@@ -702,16 +920,77 @@ class Table:
     def hosted_json(self) -> list[dict[str, Any] | None]:
         return [None if s is None else s.hosted_json() for s in self.seats]
 
-    async def save_seats(self) -> None:
-        """Store who sits where (the table pauses while the database is out of reach)."""
-        seats = self.seats_json()
-        await self.store.persist(lambda: self.storage.save_table(self.id, seats=seats),
-                                 "its seats")
+    def seats_before(self, conn: Subscriber | None, ref: str | None) -> SeatsBefore:
+        """The seats as they are now, before ``conn``'s message ``ref`` changes them
+        (restored if the change's write fails: :meth:`save_seats`)."""
+        where = (None, None, False) if conn is None else \
+            (conn.table, conn.seat, conn in self.watchers)
+        return SeatsBefore(conn, ref, list(self.seats),
+                           [None if s is None else (s.conn, s.away_since, s.invited)
+                            for s in self.seats], where)
 
-    async def save_hosted(self) -> None:
-        """Store the seats' 托管 in the current game (paused as :meth:`save_seats`)."""
-        if self.game_ids and self.status == "playing":
-            game_id, hosted = self.game_ids[-1], self.hosted_json()
-            await self.store.persist(
-                lambda: self.storage.save_game(self.id, game_id, hosted=hosted),
-                f"托管 in game {game_id}")
+    def hosted_before(self, conn: Subscriber | None, ref: str | None) -> HostedBefore:
+        """The seats' 托管 now, before ``conn``'s message ``ref`` changes it."""
+        return HostedBefore(conn, ref, [None if s is None else (s.hosted, s.hosted_count,
+                                                                  s.left)
+                                        for s in self.seats])
+
+    def seats_changed(self, before: SeatsBefore | None) -> list[Effect]:
+        """The seats changed (from ``before``): stored before anything else is done."""
+        self._seats_before = before
+        return [Persist(SaveSeats(self.seats_json()))]
+
+    def hosted_changed(self, before: HostedBefore | None) -> list[Effect]:
+        """The seats' 托管 in the current game changed (from ``before``): stored first."""
+        if not (self.game_ids and self.status == "playing"):
+            return []
+        self._hosted_before = before
+        return [Persist(SaveHosted(self.game_ids[-1], self.hosted_json()))]
+
+    def _restore_seats(self, before: SeatsBefore) -> None:
+        """The seats as :meth:`seats_before` kept them: a seat change not stored."""
+        now = self.clock.now()
+        self.seats[:] = before.seats
+        for index, (seat, held) in enumerate(zip(before.seats, before.held, strict=True)):
+            if seat is None or held is None:
+                continue
+            seat.conn, seat.away_since, seat.invited = held
+            conn = seat.conn
+            if conn is not None and conn.table is not self and conn is not before.conn:
+                # (its connection was taken over meanwhile: the seat's player is away)
+                seat.conn, seat.away_since = None, now
+            elif conn is not None:
+                conn.seat = index
+                self.watchers.discard(conn)
+        conn = before.conn
+        if conn is not None:
+            conn.table, conn.seat, watching = before.where
+            if watching:
+                self.watchers.add(conn)
+            else:
+                self.watchers.discard(conn)
+
+    async def save_seats(self, before: SeatsBefore | None = None) -> bool:
+        """Store who sits where (the table pauses while the database is out of reach);
+        False if the write failed: the seats are as they were ``before`` the change,
+        and the client who asked for it is told (``not_stored``)."""
+        return await self.carry_out(self.seats_changed(before))
+
+    async def save_hosted(self, before: HostedBefore | None = None) -> bool:
+        """Store the seats' 托管 in the current game (paused as :meth:`save_seats`);
+        False if the write failed: 托管 is as it was ``before``."""
+        return await self.carry_out(self.hosted_changed(before))
+
+    def moved_away(self) -> None:
+        """Another server holds the table now (its lease passed on, a write of ours was
+        fenced off): it ends here — every connection is closed with 1012 (it reconnects
+        and reaches the table there), no input is taken any more, and the lobby is told
+        (:attr:`on_lost`) — as when this server finds its lease lost."""
+        if self.lost:
+            return
+        self.lost = True
+        self.store.stopping = True
+        for conn in self.conns():
+            conn.close(1012, "the table moved to another server; reconnect")
+        if self.on_lost is not None:
+            self.on_lost(self)

@@ -79,10 +79,13 @@ from .effects import (
 )
 from .seats import Seat
 
-__all__ = ["THINK_COVER", "AwayWatch", "Held", "Timing", "Turns", "answer_delay"]
+__all__ = ["THINK_COVER", "AwayWatch", "Held", "Timing", "Turns", "TurnsMark", "answer_delay"]
 
 #: a decision made before the Guard's pause ended: (seat, action, source)
 Held = tuple[int, Action, str]
+#: a :class:`Turns`' decision clock, kept while a move's write is in flight
+TurnsMark = tuple[Token | None, Token | None, float, float, float | None, Held | None,
+                  Token | None, float | None]
 
 #: a server bot's answer shows no sooner than this many times its think time after its
 #: decision began (and ``bot_delay`` more): its thinking, however long it is in the role
@@ -164,6 +167,28 @@ class Turns:
             self.guard_since, self.held = None, None
         elif self.guard_since is None:
             self.guard_since = self.started
+
+    def mark(self) -> TurnsMark:
+        """The decision clock as it is now, to :meth:`restore` if the move about to be
+        made is taken back (its write failed)."""
+        return (self.turn, self.decision, self.started, self.started_at, self.guard_since,
+                self.held, self.asked, self._answer_due)
+
+    def restore(self, mark: TurnsMark) -> None:
+        """The decision clock as it was at :meth:`mark`."""
+        (self.turn, self.decision, self.started, self.started_at, self.guard_since,
+         self.held, self.asked, self._answer_due) = mark
+
+    def postpone(self, by: float) -> None:
+        """The decision awaited now begins ``by`` seconds later than it was told (the
+        table paused before anyone heard of it): its time, 托管's answer and the
+        Guard's pause all count from then."""
+        self.started += by
+        self.started_at += by
+        if self._answer_due is not None:
+            self._answer_due += by
+        if self.guard_since is not None:
+            self.guard_since += by
 
     def begin_game(self, game: Game, token: Token, now: Instant, *, fresh: bool = False,
                    same: bool = False) -> None:

@@ -13,7 +13,7 @@ from ..config import ServerConfig
 from ..db.storage import Storage, UserRecord
 from ..metrics import ServerMetrics
 from ..reviews import ReviewJobs
-from ..table.inputs import Disconnect
+from ..table.effects import Disconnect
 from ..table.lobby import Lobby
 from ..table.router import TableRouter
 

@@ -12,7 +12,7 @@ from starlette.websockets import WebSocket
 
 from ..accounts.accounts import AccountError, token_digest, user_json
 from ..logs import fields
-from ..table.inputs import ClientInput, Disconnect
+from ..table.effects import ClientInput, Disconnect
 from ..table.privacy import is_table_id
 from ..table.router import MOVING
 from ..wire.protocol import (

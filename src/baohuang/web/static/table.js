@@ -21,7 +21,7 @@ const KNOWN_ERRORS = new Set([
   'malformed', 'too_large', 'unknown_type', 'invalid', 'rate_limited', 'login_required',
   'no_table', 'not_joined', 'not_seated', 'bad_seat', 'seat_taken', 'started', 'not_ready',
   'not_your_turn', 'illegal', 'bad_action', 'stale', 'unknown_bot', 'locked', 'not_allowed',
-  'not_private', 'table_moving',
+  'not_private', 'table_moving', 'not_stored',
 ]);
 // the beat before auto-pass passes a turn where nothing beats the play (its note shows)
 const AUTO_PASS_MS = 800;

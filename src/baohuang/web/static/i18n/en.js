@@ -489,6 +489,7 @@ export default {
   err_stale: 'The game moved on; resynchronised.',
   err_locked: 'Auto-play was used too often and cannot be turned off.',
   err_not_allowed: 'Not allowed now.',
+  err_not_stored: 'The server could not save that; nothing changed. Try again.',
 
   // events
   ev_deal: 'Deal ({dealer} deals)',

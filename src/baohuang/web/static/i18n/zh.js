@@ -489,6 +489,7 @@ export default {
   err_stale: '牌局已变化，已重新同步。',
   err_locked: '托管次数太多，不能取消托管。',
   err_not_allowed: '现在不允许这样做。',
+  err_not_stored: '服务器未能保存，什么也没有改变，请重试。',
 
   // events
   ev_deal: '发牌（{dealer} 坐庄）',
