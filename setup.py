@@ -60,6 +60,7 @@ COMPILED = [
     "src/baohuang/server/table/turns.py",
     "src/baohuang/server/table/clock.py",
     "src/baohuang/server/table/outage.py",
+    "src/baohuang/server/table/effects.py",
     "src/baohuang/server/wire/render.py",
     "src/baohuang/server/transport/connection.py",
     "src/baohuang/server/db/storage_sqlite.py",

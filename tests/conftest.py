@@ -43,9 +43,11 @@ _COMPILED = ("engine", "env", "test_client_views.py")
 #: PyTorch, and the environments' own tests already step the compiled environments
 _NOT_COMPILED = ("test_trainers.py",)
 #: the server tests run against the compiled build: whole games through the compiled
-#: table actor, render and SQLite writes, and the table's turn and outage timers
+#: table actor, render and SQLite writes, the table's turn and outage timers, its
+#: effects read without a loop, and writes refused or fenced off
 _COMPILED_SERVER = ("test_server_game.py", "test_server_guard_pause.py",
-                    "test_server_outage_clock.py", "test_server_fencing.py")
+                    "test_server_outage_clock.py", "test_server_fencing.py",
+                    "test_table_core.py", "test_server_store_refused.py")
 
 
 def _tiers(item: pytest.Item) -> set[str]:
