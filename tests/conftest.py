@@ -21,6 +21,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import NodeId
 from cluster_services import (  # noqa: F401 (fixtures)
     NO_REDIS_PY,
     _module_redis,
@@ -88,6 +89,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             browsers += 1
     # the slow ones first (a stable sort: the order within each part is kept)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+class _GroupsInNodeIds:
+    """On a ``--dist loadgroup`` worker, gives each test of an ``xdist_group`` its group in
+    its node id (``...::test_x@browser0``), the one channel by which the controller's
+    scheduler learns the groups.  pytest-xdist 3.8 does this by writing ``item._nodeid``,
+    which pytest 9.2 no longer reads (node ids are structured: pytest-xdist#1386), so that
+    every group was silently spread over all workers.  A no-op where xdist's own renaming
+    took effect."""
+
+    @pytest.hookimpl(trylast=True)   # (after xdist's own)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        if not getattr(config.option, "loadgroup", False):
+            return
+        for item in items:
+            suffix = xdist_group_suffix(item)
+            if suffix and not item.nodeid.endswith(suffix):
+                item._id = NodeId.parse(item.nodeid + suffix)   # what ``nodeid`` reads
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupsInNodeIds(), "baohuang-groups-in-node-ids")
+
+
+def xdist_group_suffix(item: pytest.Item) -> str:
+    """The ``@group`` that ``--dist loadgroup`` expects at the end of the node id of a
+    test marked ``xdist_group`` (several groups joined as xdist joins them), or ``""``."""
+    names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+             for mark in item.iter_markers("xdist_group")}
+    return "@" + "_".join(sorted(names)) if names else ""
 
 
 class _NeedsRedis(pytest.Directory):
