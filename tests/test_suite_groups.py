@@ -11,7 +11,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from conftest import BROWSER_GROUPS
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
