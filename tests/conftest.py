@@ -31,6 +31,8 @@ from cluster_services import (  # noqa: F401 (fixtures)
 from hypothesis import settings
 
 TESTS = Path(__file__).resolve().parent
+#: the package, whose doctests pytest collects (``--doctest-modules``)
+PACKAGE = TESTS.parent / "src" / "baohuang"
 
 #: property tests have no time limit per example: a loaded machine (browsers and a
 #: compiler beside the suite) is slow, not wrong (hypothesis' 200 ms deadline made
@@ -110,8 +112,24 @@ class _GroupsInNodeIds:
                 item._id = NodeId.parse(item.nodeid + suffix)   # what ``nodeid`` reads
 
 
+class _DoctestsOnly:
+    """``--doctest-modules`` imports every module of the package to look for doctests,
+    and a worker of ``pytest -n`` collects them all: the learning modules bring PyTorch
+    (seconds of each worker's start).  A module whose text has no ``>>>`` prompt holds
+    no doctest, so it is not collected (not imported) at all: the same doctests run."""
+
+    def pytest_ignore_collect(self, collection_path: Path,
+                              config: pytest.Config) -> bool | None:
+        if collection_path.suffix == ".py" and collection_path.is_relative_to(PACKAGE) \
+                and config.getoption("doctestmodules") \
+                and ">>>" not in collection_path.read_text(encoding="utf-8"):
+            return True
+        return None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_GroupsInNodeIds(), "baohuang-groups-in-node-ids")
+    config.pluginmanager.register(_DoctestsOnly(), "baohuang-doctests-only")
 
 
 def xdist_group_suffix(item: pytest.Item) -> str:
