@@ -82,16 +82,17 @@ def start(path: Path) -> None:
     Path(root, "run").mkdir(exist_ok=True)
     Path(root, "run", path.stem + ".pid").write_text(str(process.pid))
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"{path.name} exited with {process.returncode}: "
-                             + journal.read_text()[-2000:])
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
+    with httpx.Client(timeout=1) as client:   # (one for every try: each costs a TLS context)
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise SystemExit(f"{path.name} exited with {process.returncode}: "
+                                 + journal.read_text()[-2000:])
+            try:
+                if client.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
     raise SystemExit(f"{path.name} did not answer within 120 s")
 
 

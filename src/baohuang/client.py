@@ -24,8 +24,10 @@ player may be a bot name, a :class:`~baohuang.bots.Bot`, or a function
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import random
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -117,6 +119,14 @@ def _encode(message: dict[str, Any]) -> str:
     return _encoder.encode(message).decode()
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi's authorities, verified), made once: a client
+    made without one builds it afresh, 25 ms of CPU, for every request of a ``Client``
+    that was given no ``http``."""
+    return httpx.create_ssl_context()
+
+
 class Client:
     """One user's connection to a server (``http://host:port``)."""
 
@@ -134,7 +144,7 @@ class Client:
             response = await self._http.request(method, self.server + path, json=body,
                                                 headers=headers)
         else:
-            async with httpx.AsyncClient(timeout=30) as http:
+            async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
                 response = await http.request(method, self.server + path, json=body,
                                               headers=headers)
         data = response.json()

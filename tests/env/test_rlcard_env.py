@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import rlcard
-from rlcard.agents import RandomAgent
 
 import baohuang as bh
 import baohuang.env  # (importing it registers the environment)
@@ -14,12 +15,20 @@ from baohuang.env.actions import N_ACTIONS, PLAY_BASE, PLAY_KEYS, describe, lega
 from baohuang.env.observation import OBS_SIZE, observe
 
 
+def random_agents(env: Any) -> list[Any]:
+    """RLCard's random agents, one per seat.  (``rlcard.agents`` imports PyTorch, for
+    its DQN agent: imported here, only the worker that runs these tests pays for it,
+    not every worker's collection.)"""
+    from rlcard.agents import RandomAgent
+    return [RandomAgent(num_actions=env.num_actions) for _ in range(5)]
+
+
 @pytest.mark.parametrize("preset", list(bh.PRESETS))
 def test_random_agents_play_whole_games(preset: str) -> None:
     env = rlcard.make("baohuang", config={"seed": 4, "game_preset": preset})
     assert (env.num_players, env.num_actions) == (5, N_ACTIONS)
     assert env.state_shape == [[OBS_SIZE]] * 5
-    env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(5)])
+    env.set_agents(random_agents(env))
     np.random.seed(0)              # (RLCard's random agent draws from numpy's global state)
     for _ in range(2):
         trajectories, payoffs = env.run(is_training=False)
@@ -60,7 +69,7 @@ def test_steps_by_index_and_by_text_and_back() -> None:
 def test_the_same_seed_deals_the_same_games() -> None:
     def payoffs(seed: int) -> list[float]:
         env = rlcard.make("baohuang", config={"seed": seed})
-        env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(5)])
+        env.set_agents(random_agents(env))
         np.random.seed(1)
         return list(env.run()[1])
 

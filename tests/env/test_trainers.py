@@ -21,15 +21,22 @@ from baohuang.env.action_features import ACTION_FEATURE_SIZE
 from baohuang.env.actions import N_ACTIONS
 from baohuang.env.observation import OBS_SIZE
 
-torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 
 #: rollout buffers a seat (see :func:`train_dmc`), and how long a short training may take
 DMC_BUFFERS, DMC_SECONDS = 32, 600
 
 
+@pytest.fixture(scope="module")
+def torch() -> Any:
+    """PyTorch, imported when a test here runs (skipped without it), not when the
+    module is collected: every worker of ``pytest -n`` collects it, and ``make check``
+    runs none of these tests."""
+    return pytest.importorskip("torch")
+
+
 @pytest.fixture
-def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def one_thread(monkeypatch: pytest.MonkeyPatch, torch: Any) -> Iterator[None]:
     """Torch on one thread here and in the trainer's actor processes (spawned: they
     read the environment), and every actor ended afterwards (RLCard's DMC leaves its
     actors running when it returns)."""
@@ -49,6 +56,7 @@ def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def train_dmc(env: Any, savedir: Path, *, pettingzoo: bool, frames: int) -> dict[str, Any]:
     """RLCard's DMC for about ``frames`` frames on the CPU with one actor; its last
     checkpoint."""
+    import torch
     from rlcard.agents.dmc_agent import DMCTrainer
 
     # RLCard's learners (one a seat) stop once ``frames`` are learnt, each when it has
@@ -97,7 +105,7 @@ def test_rlcard_dmc_trains_on_the_pettingzoo_env(tmp_path: Path, one_thread: Non
     assert {first_layer(s) for s in states} == {(512, OBS_SIZE + N_ACTIONS)}
 
 
-def test_maskable_ppo_learns_to_play_legal_games(tmp_path: Path) -> None:
+def test_maskable_ppo_learns_to_play_legal_games(tmp_path: Path, torch: Any) -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     torch.manual_seed(0)
     threads = torch.get_num_threads()

@@ -84,11 +84,14 @@ class ServerProcess(ChildProcess):
              "--db", self.db_url, "--log-level", "warning", *self.args],
             stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            time.sleep(0.05)
+        # one client for every try: ``httpx.get`` builds a client, and its TLS context,
+        # each time (25 ms of CPU, some 40 times while a server starts)
+        with httpx.Client(timeout=1) as client:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"the server exited with {self.process.returncode}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(self.url + "/healthz").status_code == 200:
+                        return
+                time.sleep(0.05)
         raise TimeoutError("the server did not answer within the timeout")
